@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Sums every package's vitest JSON report and the package checks into one closing line,
+// `N passed, N failed, N skipped`. A package with a test script and no report counts as failed:
+// a crashed runner must not look like a clean one.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, workspacePackages } from './workspace.mjs';
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const lines = [];
+for (const p of workspacePackages()) {
+  if (!p.manifest.scripts?.test) continue;
+  const file = join(p.dir, '.test-results', 'vitest.json');
+  if (!existsSync(file)) {
+    failed += 1;
+    lines.push(`  ${p.rel}: no test report (the runner crashed or never ran)`);
+    continue;
+  }
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  const pend = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  // Suites that failed to load report no tests; count each as a failure.
+  const broken = (r.testResults ?? []).filter((t) => t.status === 'failed' && t.assertionResults.length === 0).length;
+  passed += r.numPassedTests;
+  failed += r.numFailedTests + broken;
+  skipped += pend;
+  lines.push(`  ${p.rel}: ${r.numPassedTests} passed, ${r.numFailedTests + broken} failed, ${pend} skipped`);
+}
+const checksFile = join(root, '.test-results', 'package-checks.json');
+if (existsSync(checksFile)) {
+  const c = JSON.parse(readFileSync(checksFile, 'utf8'));
+  passed += c.passed;
+  failed += c.failed;
+  lines.push(`  package checks: ${c.passed} passed, ${c.failed} failed`);
+} else {
+  failed += 1;
+  lines.push('  package checks: no report');
+}
+for (const arg of process.argv.slice(2)) {
+  if (arg.startsWith('--failed-step=')) {
+    failed += 1;
+    lines.push(`  step ${arg.slice('--failed-step='.length)}: failed`);
+  }
+}
+console.log('\n=== summary');
+console.log(lines.join('\n'));
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed === 0 ? 0 : 1);
