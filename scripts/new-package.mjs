@@ -43,7 +43,7 @@ const manifest = {
 };
 const files = {
   'package.json': `${JSON.stringify(manifest, null, 2)}\n`,
-  'tsconfig.json': `${JSON.stringify({ extends: `${up}/tsconfig.base.json`, include: ['src', 'test', '*.ts'] }, null, 2)}\n`,
+  'tsconfig.json': `${JSON.stringify({ extends: `${up}/tsconfig.base.json`, include: ['src', 'test'] }, null, 2)}\n`,
   'tsup.config.ts': `import { defineConfig } from 'tsup';\nimport { libraryBuild } from '${up}/tsup.base';\n\nexport default defineConfig(libraryBuild());\n`,
   'vitest.config.ts': `import shared from '${up}/vitest.shared';\n\nexport default shared;\n`,
   'CHANGELOG.md': `# ${name}\n`,

@@ -57,7 +57,9 @@ if (job === 'test') {
   process.exit(code);
 } else if (job === 'start') {
   const [cmd, pre] = install();
-  process.exit(run(cmd, [...pre, '--filter', '@egress-proxies/operator', 'run', 'main', ...process.argv.slice(3)]));
+  // Until the operator's standalone mode lands, the main job is the conformance kit run over
+  // the reference provider, with its readable report.
+  process.exit(run(cmd, [...pre, '--filter', '@egress-proxies/conformance', 'run', 'report', ...process.argv.slice(3)]));
 } else {
   console.error(`usage: node scripts/run.mjs test|start   (got ${JSON.stringify(job)})`);
   process.exit(2);

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// `pnpm bench`: builds, runs every package's benchmark (each measures against its named
+// baseline in the same run and writes bench/results.md in its package), then gathers the
+// tables into bench/RESULTS.md with the date and the machine they were measured on.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { root, workspacePackages } from './workspace.mjs';
+
+const only = process.argv.slice(2);
+const filters = only.flatMap((f) => ['--filter', f]);
+const turbo = join(root, 'node_modules', '.bin', 'turbo');
+const r = spawnSync(turbo, ['run', 'bench', '--concurrency=1', ...filters], {
+  cwd: root,
+  stdio: 'inherit',
+});
+const sections = [];
+for (const p of workspacePackages()) {
+  if (!p.manifest.scripts?.bench) continue;
+  const file = join(p.dir, 'bench', 'results.md');
+  if (!existsSync(file)) {
+    sections.push(`## ${p.manifest.name}\n\nNo results: the benchmark did not write bench/results.md.\n`);
+    continue;
+  }
+  sections.push(`## ${p.manifest.name}\n\n${readFileSync(file, 'utf8').trim()}\n`);
+}
+const header = [
+  '# Benchmark results',
+  '',
+  `Measured by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
+  'Every figure is a ratio against a baseline measured in the same run; see each package README for what is compared.',
+  '',
+].join('\n');
+mkdirSync(join(root, 'bench'), { recursive: true });
+writeFileSync(join(root, 'bench', 'RESULTS.md'), `${header}\n${sections.join('\n')}`);
+console.log('wrote bench/RESULTS.md');
+process.exit(r.status ?? 1);
