@@ -1,0 +1,210 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../src/exec.js';
+import { type LibvirtTestEnv, startLibvirtTestEnv, TestEnvError, type TestPool } from '../src/index.js';
+import { isAlive } from '../src/processes.js';
+import { forwardUnixSocket, sshRun, virshAt } from './ssh-cli.js';
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+function mounted(path: string): boolean {
+  return readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .some((l) => l.split(' ')[1] === path);
+}
+
+describe('startLibvirtTestEnv', () => {
+  let env: LibvirtTestEnv;
+  let small: TestPool;
+
+  beforeAll(async () => {
+    env = await startLibvirtTestEnv();
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  it('reaches the system libvirtd with virsh', async () => {
+    expect(env.uri).toBe('qemu:///system');
+    const out = await env.virsh('version');
+    expect(out).toMatch(/Running hypervisor: QEMU \d+\.\d+/);
+    expect(statSync(env.socketPath).isSocket()).toBe(true);
+    // Generous: should the QEMU capability cache be invalid, this call re-probes QEMU.
+  }, 150_000);
+
+  it('has an active directory pool on its own temp dir', async () => {
+    const info = await env.virsh('pool-info', env.pool.name);
+    expect(info).toMatch(/State:\s+running/);
+    expect(info).toMatch(/Persistent:\s+yes/);
+    const xml = await env.virsh('pool-dumpxml', env.pool.name);
+    expect(xml).toContain(`<path>${env.pool.path}</path>`);
+    expect(env.pool.path.startsWith(env.baseDir)).toBe(true);
+    expect(statSync(env.pool.path).isDirectory()).toBe(true);
+    await env.virsh('vol-create-as', env.pool.name, 'probe.raw', '1M', '--format', 'raw');
+    expect(statSync(join(env.pool.path, 'probe.raw')).size).toBe(1024 * 1024);
+  });
+
+  it('runs a QEMU domain whose disk is a volume of the pool (virtlogd and permissions work)', async () => {
+    await env.virsh('vol-create-as', env.pool.name, 'boot.qcow2', '64M', '--format', 'qcow2');
+    const disk = (await env.virsh('vol-path', '--pool', env.pool.name, 'boot.qcow2')).trim();
+    expect(disk).toBe(join(env.pool.path, 'boot.qcow2'));
+    const name = `ep-test-dom-${process.pid}`;
+    const xmlPath = join(env.baseDir, 'domain.xml');
+    writeFileSync(
+      xmlPath,
+      `<domain type='qemu'><name>${name}</name><memory unit='MiB'>64</memory><vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='q35'>hvm</type></os><cpu mode='custom'><model>qemu64</model></cpu>
+  <devices><disk type='file' device='disk'><driver name='qemu' type='qcow2'/><source file='${disk}'/>
+  <target dev='vda' bus='virtio'/></disk><serial type='pty'/><console type='pty'/></devices></domain>`,
+    );
+    await env.virsh('create', xmlPath);
+    try {
+      expect((await env.virsh('domstate', name)).trim()).toBe('running');
+      expect(await env.virsh('domblklist', name)).toContain(disk);
+    } finally {
+      await env.virsh('destroy', name);
+    }
+  }, 120_000);
+
+  it('leaves /dev/kvm usable by the kvm group, as udev would', () => {
+    const kvm = statSync('/dev/kvm');
+    const kvmGid = readFileSync('/etc/group', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('kvm:'))
+      ?.split(':')[2];
+    expect(String(kvm.gid)).toBe(kvmGid);
+    expect(kvm.mode & 0o060).toBe(0o060);
+  });
+
+  it('accepts the user key with the plain and the hashed known_hosts', async () => {
+    expect(env.ssh.knownHosts).toBe(`[127.0.0.1]:${env.ssh.port} ${env.ssh.hostPublicKey}\n`);
+    expect(env.ssh.hashedKnownHosts).toMatch(/^\|1\|[^|]+\|[^ ]+ ssh-ed25519 AAAA/);
+    expect(env.ssh.hashedKnownHosts).not.toContain('127.0.0.1');
+    expect(env.ssh.privateKey.toString('utf8')).toContain('BEGIN OPENSSH PRIVATE KEY');
+    const plain = await sshRun(env.ssh, {}, 'id -u');
+    expect(plain.stderr).toBe('');
+    expect(plain.code).toBe(0);
+    expect(plain.stdout.trim()).toBe('0');
+    const hashed = await sshRun(env.ssh, { knownHostsPath: env.ssh.hashedKnownHostsPath });
+    expect(hashed.code).toBe(0);
+  });
+
+  it('refuses the other user key', async () => {
+    const r = await sshRun(env.ssh, { keyPath: env.otherUserKey.privateKeyPath });
+    expect(r.code).toBe(255);
+    expect(r.stderr).toMatch(/Permission denied \(publickey\)/);
+  });
+
+  it('fails host key checking with the wrong known_hosts', async () => {
+    expect(env.wrongKnownHosts.startsWith(`[127.0.0.1]:${env.ssh.port} ssh-ed25519 `)).toBe(true);
+    expect(env.wrongKnownHosts).not.toContain(env.ssh.hostPublicKey);
+    const r = await sshRun(env.ssh, { knownHostsPath: env.wrongKnownHostsPath });
+    expect(r.code).toBe(255);
+    expect(r.stderr).toMatch(/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/);
+  });
+
+  it('forwards a local unix socket to libvirtd through sshd', async () => {
+    const local = join(env.baseDir, 'fwd.sock');
+    const fwd = await forwardUnixSocket(env.ssh, local, env.socketPath);
+    try {
+      const host = await virshAt(local, 'hostname');
+      expect(host.stderr).toBe('');
+      expect(host.stdout.trim()).toBe(hostname());
+      const pools = await virshAt(local, 'pool-list', '--name');
+      expect(pools.stdout.split('\n').map((s) => s.trim())).toContain(env.pool.name);
+    } finally {
+      await fwd.close();
+    }
+  });
+
+  it('an sshd with streamlocal forwarding disabled refuses the forward', async () => {
+    const off = await env.startSshd({ allowStreamLocalForwarding: false });
+    expect(off.port).not.toBe(env.ssh.port);
+    expect(readFileSync(off.configPath, 'utf8')).toContain('AllowStreamLocalForwarding no');
+    // Login itself still works: only the forward is refused.
+    expect((await sshRun(off)).code).toBe(0);
+    const local = join(env.baseDir, 'fwd-off.sock');
+    const fwd = await forwardUnixSocket(off, local, env.socketPath);
+    try {
+      const r = await virshAt(local, 'hostname');
+      expect(r.code).not.toBe(0);
+      expect(readFileSync(off.logPath, 'utf8')).toContain('refused streamlocal port forward');
+    } finally {
+      await fwd.close();
+      await off.stop();
+    }
+    expect(await portOpen(off.port)).toBe(false);
+  });
+
+  it('an sshd with AllowTcpForwarding no also refuses streamlocal', async () => {
+    const off = await env.startSshd({ allowTcpForwarding: false });
+    const local = join(env.baseDir, 'fwd-notcp.sock');
+    const fwd = await forwardUnixSocket(off, local, env.socketPath);
+    try {
+      expect((await virshAt(local, 'hostname')).code).not.toBe(0);
+      expect(readFileSync(off.logPath, 'utf8')).toContain(
+        `Received request to connect to path ${env.socketPath}, but the request was denied`,
+      );
+    } finally {
+      await fwd.close();
+      await off.stop();
+    }
+  });
+
+  it('dropConnections ends established sessions but keeps the listener', async () => {
+    const local = join(env.baseDir, 'fwd-drop.sock');
+    const fwd = await forwardUnixSocket(env.ssh, local, env.socketPath);
+    const exited = new Promise<number | null>((r) => fwd.child.once('exit', (code) => r(code)));
+    await env.ssh.dropConnections();
+    expect(await exited).toBe(255);
+    expect(isAlive(env.ssh.pid)).toBe(true);
+    expect((await sshRun(env.ssh)).code).toBe(0);
+  });
+
+  it('creates a small pool on a size-limited tmpfs', async () => {
+    small = await env.createSmallPool(1024 * 1024);
+    expect(mounted(small.path)).toBe(true);
+    const info = await env.virsh('pool-info', small.name);
+    expect(info).toMatch(/Capacity:\s+1\.00 MiB/);
+    await env.virsh('vol-create-as', small.name, 'fits.raw', '256K', '--format', 'raw');
+    await expect(
+      env.virsh('vol-create-as', small.name, 'too-big.raw', '4M', '--format', 'raw'),
+    ).rejects.toThrow(/too-big|space|capacity/i);
+  });
+
+  it('rejects bad pool options with a clear error', async () => {
+    const bad = env.createPool({ name: 'no spaces please' });
+    await expect(bad).rejects.toSatisfy(
+      (e: unknown) => TestEnvError.isInstance(e) && e.code === 'INVALID_ARGUMENT',
+    );
+    await expect(env.createPool({ name: 'no spaces please' })).rejects.toThrow(/"no spaces please"/);
+    await expect(env.createSmallPool(12)).rejects.toThrow(/capacityBytes.*12/);
+  });
+
+  it('teardown removes pools, temp dir and sshd', async () => {
+    const { pool, ssh, baseDir } = env;
+    await env.teardown();
+    const pools = await run('virsh', ['-c', 'qemu:///system', 'pool-list', '--all', '--name']);
+    const names = pools.stdout.split('\n').map((s) => s.trim());
+    expect(names).not.toContain(pool.name);
+    expect(names).not.toContain(small.name);
+    expect(mounted(small.path)).toBe(false);
+    expect(existsSync(baseDir)).toBe(false);
+    expect(isAlive(ssh.pid)).toBe(false);
+    expect(await portOpen(ssh.port)).toBe(false);
+    // Idempotent: afterAll calls it again.
+    await env.teardown();
+  });
+});

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { run } from '../src/exec.js';
+import type { SshEndpoint } from '../src/index.js';
+
+/** OpenSSH client options that ignore the machine's own config, agent and known_hosts. */
+export function sshArgs(
+  ep: Pick<SshEndpoint, 'port' | 'privateKeyPath' | 'knownHostsPath'>,
+  over: { keyPath?: string; knownHostsPath?: string } = {},
+): string[] {
+  return [
+    '-F',
+    '/dev/null',
+    '-i',
+    over.keyPath ?? ep.privateKeyPath,
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'IdentityAgent=none',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    `UserKnownHostsFile=${over.knownHostsPath ?? ep.knownHostsPath}`,
+    '-o',
+    'GlobalKnownHostsFile=/dev/null',
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'ConnectTimeout=10',
+    '-p',
+    String(ep.port),
+  ];
+}
+
+export function sshRun(
+  ep: SshEndpoint,
+  over: { keyPath?: string; knownHostsPath?: string } = {},
+  cmd = 'true',
+) {
+  return run('ssh', [...sshArgs(ep, over), `${ep.username}@${ep.host}`, cmd], { timeoutMs: 20_000 });
+}
+
+/** `ssh -N -L local.sock:remote.sock`; resolves once the local socket exists. */
+export async function forwardUnixSocket(
+  ep: SshEndpoint,
+  localPath: string,
+  remotePath: string,
+): Promise<{ child: ChildProcess; stderr: () => string; close(): Promise<void> }> {
+  const child = spawn(
+    'ssh',
+    [
+      ...sshArgs(ep),
+      '-N',
+      '-o',
+      'ExitOnForwardFailure=yes',
+      '-o',
+      'StreamLocalBindUnlink=yes',
+      '-L',
+      `${localPath}:${remotePath}`,
+      `${ep.username}@${ep.host}`,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let err = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    err += c.toString('utf8');
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const deadline = Date.now() + 15_000;
+  while (!existsSync(localPath)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`ssh -L did not create ${localPath}: ${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    stderr: () => err,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
+
+export function virshAt(socketPath: string, ...args: string[]) {
+  return run('virsh', ['-c', `qemu+unix:///system?socket=${socketPath}`, ...args], { timeoutMs: 30_000 });
+}
