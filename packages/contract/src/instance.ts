@@ -1,0 +1,36 @@
+import type { InstanceState } from './instance-state.js';
+
+/** What a provider reports about one machine it manages. */
+export interface Instance {
+  /** The provider ID, as returned by `create` (for example `hosts/h1/domains/proxy-ab12`). */
+  id: string;
+  /** The owning Proxy's UID read back from the backend's mark; empty when the mark has none. */
+  uid: string;
+  /**
+   * See `InstanceState`. In `listByTag` results it is whatever the listing itself says (no extra
+   * backend call is made for it), and garbage collection does not read it.
+   */
+  state: InstanceState;
+  /** The address clients connect to; present only when `state` is `Running`. */
+  ip?: string;
+  /** When the instance was created, read back from the backend; `undefined` when unknown. */
+  createdAt?: Date;
+  /** The installation id read back from the mark, when the backend carries one. */
+  installation?: string;
+}
+
+/**
+ * A secondary resource (volume, seed ISO, disk) that a provider can list without its machine,
+ * so garbage collection can find what a crash between two create steps left behind.
+ */
+export interface SecondaryResource {
+  /** An ID the provider's `deleteSecondary` accepts. */
+  id: string;
+  /** What it is, for logs and events: `volume`, `seed-iso`, `disk`, ... */
+  kind: string;
+  /** The deterministic instance name it belongs to. */
+  instanceName: string;
+  uid?: string;
+  installation?: string;
+  createdAt?: Date;
+}
