@@ -1,0 +1,54 @@
+import { GoogleAuth } from 'google-auth-library';
+
+/** What the REST client needs from credentials: headers for one request. */
+export interface RequestAuth {
+  getRequestHeaders(url?: string): Promise<Headers | Record<string, string>>;
+}
+
+export const COMPUTE_SCOPE = 'https://www.googleapis.com/auth/compute';
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+export interface AuthOptions {
+  /** A service-account key file; Application Default Credentials (env, workload identity, metadata) when absent. */
+  keyFile?: string;
+  /**
+   * Where service-account tokens are exchanged instead of Google's endpoint (a private endpoint
+   * or a test server). google-auth-library has no option for it, so its fetch is wrapped.
+   */
+  tokenUrl?: string;
+}
+
+/** Credentials through google-auth-library: ADC by default, a key file when given. */
+export function createAuth(options: AuthOptions = {}): RequestAuth {
+  const tokenUrl = options.tokenUrl;
+  const fetchImplementation = tokenUrl
+    ? (input: string | URL | Request, init?: RequestInit) => {
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        return fetch(url === GOOGLE_TOKEN_URL ? tokenUrl : input, init);
+      }
+    : undefined;
+  return new GoogleAuth({
+    scopes: [COMPUTE_SCOPE],
+    ...(options.keyFile ? { keyFilename: options.keyFile } : {}),
+    ...(fetchImplementation ? { clientOptions: { transporterOptions: { fetchImplementation } } } : {}),
+  });
+}
+
+/** No credentials: for a local fake or a proxy that authenticates on its own. */
+export const noAuth: RequestAuth = {
+  async getRequestHeaders() {
+    return {};
+  },
+};
+
+/** Normalises either header shape to a plain record. */
+export function headerRecord(h: Headers | Record<string, string>): Record<string, string> {
+  if (typeof (h as Headers).forEach === 'function' && typeof (h as Headers).get === 'function') {
+    const out: Record<string, string> = {};
+    (h as Headers).forEach((v, k) => {
+      out[k] = v;
+    });
+    return out;
+  }
+  return { ...(h as Record<string, string>) };
+}
