@@ -1,0 +1,38 @@
+import type { Logger } from '@egress-proxies/contract';
+import type { KeyedLock } from '@egress-proxies/keyedlock';
+import type { Backend } from './backend.js';
+import type { ProxmoxConfig } from './config.js';
+import type { KeyedLimiter } from './limiter.js';
+import type { SeedInput } from './seed.js';
+
+/** Time budgets; each task wait, lock wait and running wait is bounded by one of these. */
+export interface Budgets {
+  /** Interval between task, lock and status polls. */
+  pollMs: number;
+  /** Any task other than a clone. */
+  taskMs: number;
+  /** A clone task, and the age after which a clone lock is reported as stuck (default 10 min). */
+  cloneMs: number;
+  /** How long Create waits for `running` after the start task. */
+  runningMs: number;
+  /** How long Create waits on a lock other than `clone`. */
+  lockWaitMs: number;
+  /** One Checker round per node. */
+  checkMs: number;
+}
+
+/** Everything one provider call needs; built per call so the logger and signal are the caller's. */
+export interface Ctx {
+  provider: string;
+  cfg: ProxmoxConfig;
+  api: Backend;
+  log: Logger;
+  signal: AbortSignal;
+  budgets: Budgets;
+  names: KeyedLock<string>;
+  clones: KeyedLimiter;
+  /** First time a VMID was seen under a `clone` lock, so a stuck lock is reported, not waited on forever. */
+  cloneLockSeen: Map<number, number>;
+  buildSeed: (i: SeedInput) => Uint8Array;
+  now: () => number;
+}

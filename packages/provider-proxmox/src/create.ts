@@ -1,0 +1,302 @@
+import {
+  type CreateRequest,
+  ErrorCode,
+  PROXMOX_TAG,
+  permanentError,
+  transientError,
+} from '@egress-proxies/contract';
+import type { ClusterResource, VmConfig } from './backend.js';
+import type { Ctx } from './context.js';
+import { isAlreadyExists, isAlreadyRunning, isNotExist } from './errors.js';
+import { formatProviderId } from './id.js';
+import { formatDescription, parseDescription } from './marks.js';
+import { type ResolvedPlacement, resolvePlacement } from './placement.js';
+import { seedFileName } from './seed.js';
+import { waitRunning, waitTask, waitUnlocked } from './task.js';
+import { bootDisk, diskSizeGiB, hasCloudInitDrive, rewriteNet0 } from './vm-config.js';
+import { VMID_PROBES, vmidFor } from './vmid.js';
+
+interface Found {
+  node: string;
+  vmid: number;
+  cfg: VmConfig;
+}
+
+/** Create: placement first (no request), then everything under the per-name lock. */
+export async function create(ctx: Ctx, req: CreateRequest): Promise<string> {
+  const p = resolvePlacement(ctx.cfg, req);
+  ctx.log.log(2, 'proxmox create resolved', {
+    name: req.name,
+    node: p.node,
+    template: p.template,
+    machineType: p.machineTypeKey,
+    cloudInitBytes: Buffer.byteLength(req.cloudInit ?? ''),
+  });
+  return ctx.names.withLock(req.name, () => createLocked(ctx, req, p), { signal: ctx.signal });
+}
+
+async function createLocked(ctx: Ctx, req: CreateRequest, p: ResolvedPlacement): Promise<string> {
+  const resources = await ctx.api.clusterResources(ctx.signal);
+  const adopted = await adoptByName(ctx, req, resources);
+  if (adopted) return ensureRunning(ctx, req, p, adopted, true);
+  const tmpl = await checkTemplate(ctx, p, resources);
+  const found = await allocate(ctx, req, p, resources, tmpl.node);
+  return ensureRunning(ctx, req, p, found.vm, found.adopted, tmpl.cfg);
+}
+
+/** Two VMs with our name are Permanent; one goes through the ownership check. */
+async function adoptByName(
+  ctx: Ctx,
+  req: CreateRequest,
+  resources: ClusterResource[],
+): Promise<Found | undefined> {
+  const named = resources.filter((r) => r.type === 'qemu' && r.name === req.name && r.template !== 1);
+  if (named.length > 1) {
+    throw permanentError(
+      `two VMs carry the name ${req.name}: VMIDs ${named.map((r) => r.vmid).join(', ')}; remove the wrong one`,
+      {
+        code: ErrorCode.ForeignInstance,
+      },
+    );
+  }
+  const one = named[0];
+  if (!one) return undefined;
+  return inspect(ctx, req, one.node, one.vmid);
+}
+
+/**
+ * The ownership check on a taken VMID: waits out its lock (a clone in progress is nameless),
+ * then adopts our name with our mark and a matching or empty UID, returns undefined for another
+ * name (probe past it), and refuses our name without the mark, with another UID, or hibernated.
+ */
+async function inspect(ctx: Ctx, req: CreateRequest, node: string, vmid: number): Promise<Found | undefined> {
+  const cfg = await waitUnlocked(ctx, node, vmid);
+  if (cfg.name !== req.name) return undefined;
+  const mark = parseDescription(typeof cfg.description === 'string' ? cfg.description : undefined);
+  if (!mark.managed) {
+    throw permanentError(
+      `VM ${vmid} on node ${node} is named ${req.name} but carries no ownership mark; it is left alone`,
+      {
+        code: ErrorCode.UnmarkedInstance,
+        details: { vmid, node },
+      },
+    );
+  }
+  if (mark.uid !== '' && mark.uid !== req.uid) {
+    throw permanentError(`VM ${vmid} on node ${node} is named ${req.name} but belongs to UID ${mark.uid}`, {
+      code: ErrorCode.ForeignInstance,
+      details: { vmid, node },
+    });
+  }
+  if (cfg.lock === 'suspended') {
+    throw permanentError(`VM ${vmid} on node ${node} (ours) is hibernated; delete it to have it replaced`, {
+      code: ErrorCode.Permanent,
+      details: { vmid, node },
+    });
+  }
+  return { node, vmid, cfg };
+}
+
+interface Template {
+  node: string;
+  cfg: VmConfig;
+}
+
+/** Every template check runs before any clone, so a bad template never leaves a VM behind. */
+async function checkTemplate(
+  ctx: Ctx,
+  p: ResolvedPlacement,
+  resources: ClusterResource[],
+): Promise<Template> {
+  const entry = resources.find((r) => r.vmid === p.template);
+  const where = `template ${p.templateKey} (VMID ${p.template})`;
+  if (entry?.type !== 'qemu') throw permanentError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
+  let cfg: VmConfig;
+  try {
+    cfg = await ctx.api.vmConfig(ctx.signal, entry.node, p.template);
+  } catch (err) {
+    // Listed a moment ago, so a missing config now is a race (a migration): Transient.
+    if (isNotExist(err)) {
+      throw transientError(`${where} vanished from node ${entry.node}`, {
+        code: ErrorCode.Transient,
+        cause: err,
+      });
+    }
+    throw err;
+  }
+  if (Number(cfg.template) !== 1)
+    throw permanentError(`${where} is a VM, not a template`, { code: 'TEMPLATE_INVALID' });
+  if (hasCloudInitDrive(cfg)) {
+    throw permanentError(`${where} has a cloud-init drive; remove it, the seed ISO takes its place`, {
+      code: 'TEMPLATE_INVALID',
+    });
+  }
+  if ((ctx.cfg.bridge || ctx.cfg.vlanTag !== undefined) && typeof cfg.net0 !== 'string') {
+    throw permanentError(`${where} has no net0 to put on the configured bridge/VLAN`, {
+      code: 'TEMPLATE_INVALID',
+    });
+  }
+  if (p.machineType.diskGiB !== undefined) {
+    const disk = bootDisk(cfg);
+    if (!disk || diskSizeGiB(cfg[disk]) === undefined) {
+      throw permanentError(`${where} has no boot disk with a size to grow to ${p.machineType.diskGiB} GiB`, {
+        code: 'TEMPLATE_INVALID',
+      });
+    }
+  }
+  return { node: entry.node, cfg };
+}
+
+/**
+ * Probes `vmidFor(uid, attempt)`: a free VMID is cloned onto, a taken one goes through `inspect`
+ * (unless its listed name is someone else's: skipped without waiting on its lock).
+ */
+async function allocate(
+  ctx: Ctx,
+  req: CreateRequest,
+  p: ResolvedPlacement,
+  resources: ClusterResource[],
+  templateNode: string,
+): Promise<{ vm: Found; adopted: boolean }> {
+  const byId = new Map(resources.map((r) => [r.vmid, r]));
+  for (let attempt = 0; attempt < VMID_PROBES; attempt++) {
+    ctx.signal.throwIfAborted();
+    const vmid = vmidFor(req.uid, attempt, ctx.cfg.vmidRange);
+    const taken = byId.get(vmid);
+    if (taken) {
+      if (taken.name && taken.name !== req.name) continue;
+      const mine = await inspect(ctx, req, taken.node, vmid);
+      if (mine) return { vm: mine, adopted: true };
+      continue;
+    }
+    try {
+      await clone(ctx, req, p, templateNode, vmid);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      // Taken since our one resources read: on this node (sync 500) or elsewhere (task error).
+      const now = (await ctx.api.clusterResources(ctx.signal)).find((r) => r.vmid === vmid);
+      if (!now) continue;
+      if (now.name && now.name !== req.name) continue;
+      const mine = await inspect(ctx, req, now.node, vmid);
+      if (mine) return { vm: mine, adopted: true };
+      continue;
+    }
+    return { vm: { node: p.node, vmid, cfg: {} }, adopted: false };
+  }
+  throw transientError(
+    `no free VMID for ${req.name} after ${VMID_PROBES} probes in ${ctx.cfg.vmidRange.min}-${ctx.cfg.vmidRange.max}`,
+    {
+      code: ErrorCode.Busy,
+    },
+  );
+}
+
+async function clone(
+  ctx: Ctx,
+  req: CreateRequest,
+  p: ResolvedPlacement,
+  templateNode: string,
+  vmid: number,
+): Promise<void> {
+  const description = formatDescription({
+    uid: req.uid,
+    createdAt: new Date(ctx.now()),
+    installation: req.installation,
+  });
+  // Bounded per node running the clone task: parallel clones there serialise on the storage lock.
+  await ctx.clones.run(
+    templateNode,
+    async () => {
+      const upid = await ctx.api.cloneVm(ctx.signal, templateNode, p.template, {
+        newid: vmid,
+        name: req.name,
+        description,
+        ...(templateNode !== p.node ? { target: p.node } : {}),
+      });
+      await waitTask(ctx, upid, ctx.budgets.cloneMs);
+    },
+    ctx.signal,
+  );
+}
+
+/**
+ * An adopted VM that runs is done after one status read; anything else is provisioned: the seed
+ * (always rebuilt), the config, a resize when the disk is smaller, the start, and running.
+ */
+async function ensureRunning(
+  ctx: Ctx,
+  req: CreateRequest,
+  p: ResolvedPlacement,
+  vm: Found,
+  adopted: boolean,
+  templateCfg?: VmConfig,
+): Promise<string> {
+  const id = formatProviderId(vm.vmid, req.name);
+  if (adopted) {
+    const st = await ctx.api.vmStatus(ctx.signal, vm.node, vm.vmid);
+    if (st.status === 'running') {
+      ctx.log.log(1, 'proxmox vm ensured running', {
+        vmid: vm.vmid,
+        name: req.name,
+        node: vm.node,
+        adopted: true,
+      });
+      return id;
+    }
+  }
+  const cfg = adopted ? vm.cfg : await waitUnlocked(ctx, vm.node, vm.vmid);
+  const storage = ctx.cfg.isoStorage;
+  const file = seedFileName(req.name);
+  const iso = ctx.buildSeed({
+    name: req.name,
+    uid: req.uid,
+    cloudInit: req.cloudInit,
+    installGuestAgent: ctx.cfg.installGuestAgent,
+  });
+  await waitTask(ctx, await ctx.api.uploadIso(ctx.signal, vm.node, storage, file, iso));
+
+  const params: Record<string, string | number> = {
+    cores: p.machineType.cores,
+    memory: p.machineType.memoryMiB,
+    agent: '1',
+    tags: PROXMOX_TAG,
+    ide2: `${storage}:iso/${file},media=cdrom`,
+  };
+  const net0 =
+    typeof cfg.net0 === 'string'
+      ? cfg.net0
+      : typeof templateCfg?.net0 === 'string'
+        ? templateCfg.net0
+        : undefined;
+  if (net0 && (ctx.cfg.bridge || ctx.cfg.vlanTag !== undefined))
+    params.net0 = rewriteNet0(net0, ctx.cfg.bridge, ctx.cfg.vlanTag);
+  ctx.log.log(2, 'proxmox vm config', {
+    vmid: vm.vmid,
+    node: vm.node,
+    cores: params.cores,
+    memory: params.memory,
+    net0: params.net0,
+  });
+  await ctx.api.setVmConfig(ctx.signal, vm.node, vm.vmid, params);
+
+  const want = p.machineType.diskGiB;
+  if (want !== undefined) {
+    const disk = bootDisk(cfg);
+    const have = disk ? diskSizeGiB(cfg[disk]) : undefined;
+    if (disk && have !== undefined && have < want) {
+      await waitTask(ctx, await ctx.api.resizeDisk(ctx.signal, vm.node, vm.vmid, disk, `${want}G`));
+    }
+  }
+  const st = await ctx.api.vmStatus(ctx.signal, vm.node, vm.vmid);
+  if (st.status !== 'running') {
+    try {
+      await waitTask(ctx, await ctx.api.startVm(ctx.signal, vm.node, vm.vmid));
+    } catch (err) {
+      // Started since our status read (another operator replica, a human): the goal is met (§6).
+      if (!isAlreadyRunning(err)) throw err;
+    }
+  }
+  await waitRunning(ctx, vm.node, vm.vmid);
+  ctx.log.log(1, 'proxmox vm ensured running', { vmid: vm.vmid, name: req.name, node: vm.node, adopted });
+  return id;
+}

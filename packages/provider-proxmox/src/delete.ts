@@ -1,0 +1,80 @@
+import { isPermanent } from '@egress-proxies/contract';
+import type { Ctx } from './context.js';
+import { classify, isNotExist } from './errors.js';
+import { parseProviderId } from './id.js';
+import { parseDescription } from './marks.js';
+import { assertSettled, resolve } from './resolve.js';
+import { seedFileName } from './seed.js';
+import { waitTask } from './task.js';
+
+/**
+ * Delete: stop, the seed on the VM's node, then destroy with purge. The seed goes before the
+ * destroy: a destroyed VM is NotFound to Get and nothing would call Delete again for its seed.
+ * With no VM of ours, the seed is deleted on every configured node.
+ */
+export async function del(ctx: Ctx, id: string): Promise<void> {
+  const { vmid, name } = parseProviderId(id);
+  await ctx.names.withLock(name, () => destroy(ctx, vmid, name), { signal: ctx.signal });
+}
+
+async function destroy(ctx: Ctx, vmid: number, name: string): Promise<void> {
+  const e = await resolve(ctx, vmid);
+  if (!e) return deleteSeedEverywhere(ctx, name);
+  let cfg: Awaited<ReturnType<typeof ctx.api.vmConfig>>;
+  try {
+    cfg = await ctx.api.vmConfig(ctx.signal, e.node, vmid);
+  } catch (err) {
+    if (isNotExist(err)) return deleteSeedEverywhere(ctx, name);
+    throw err;
+  }
+  assertSettled(e.node, vmid, cfg.lock);
+  const mark = parseDescription(typeof cfg.description === 'string' ? cfg.description : undefined);
+  if (cfg.name !== name || !mark.managed) {
+    ctx.log.log(1, 'proxmox vm not ours, left alone', { vmid, name, node: e.node });
+    return deleteSeedEverywhere(ctx, name);
+  }
+  // A hibernated VM is stopped already; its `suspended` lock would refuse the stop (§12).
+  if (cfg.lock !== 'suspended') {
+    const st = await ctx.api.vmStatus(ctx.signal, e.node, vmid);
+    if (st.status !== 'stopped') await gone(() => runStop(ctx, e.node, vmid));
+  }
+  await deleteSeed(ctx, e.node, name);
+  await gone(async () => waitTask(ctx, await ctx.api.destroyVm(ctx.signal, e.node, vmid)));
+  ctx.log.log(1, 'proxmox vm deleted', { vmid, name, node: e.node, destroyed: true });
+}
+
+async function runStop(ctx: Ctx, node: string, vmid: number): Promise<void> {
+  await waitTask(ctx, await ctx.api.stopVm(ctx.signal, node, vmid));
+}
+
+/** `does not exist` (sync 500 or task) means the VM is gone already: that is the goal. */
+async function gone(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (!isNotExist(err)) throw err;
+  }
+}
+
+/** A missing volume still ends in a successful task (§10), so no text is matched here. */
+async function deleteSeed(ctx: Ctx, node: string, name: string): Promise<void> {
+  await waitTask(
+    ctx,
+    await ctx.api.deleteVolume(ctx.signal, node, ctx.cfg.isoStorage, `iso/${seedFileName(name)}`),
+  );
+}
+
+/** Every node is tried; one that fails is logged and skipped unless the call ended or it is Permanent. */
+export async function deleteSeedEverywhere(ctx: Ctx, name: string): Promise<void> {
+  for (const node of ctx.cfg.nodes) {
+    try {
+      await deleteSeed(ctx, node, name);
+    } catch (err) {
+      ctx.signal.throwIfAborted();
+      const c = classify('delete', err);
+      if (isPermanent(c)) throw c;
+      ctx.log.log(1, 'proxmox seed delete skipped', { node, name, error: c.message });
+    }
+  }
+  ctx.log.log(1, 'proxmox vm deleted', { name, destroyed: false });
+}

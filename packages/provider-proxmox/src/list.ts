@@ -1,0 +1,52 @@
+import { type Instance, InstanceState } from '@egress-proxies/contract';
+import type { ClusterResource } from './backend.js';
+import type { Ctx } from './context.js';
+import { formatProviderId } from './id.js';
+import { hasTag, parseDescription } from './marks.js';
+
+const CONCURRENCY = 8;
+
+/** A QEMU VM, not a template, named, tagged ours or named like ours. A nameless entry is a clone in progress. */
+export function isCandidate(r: ClusterResource): boolean {
+  return r.type === 'qemu' && r.template !== 1 && !!r.name && (hasTag(r.tags) || r.name.startsWith('proxy-'));
+}
+
+/**
+ * One `/cluster/resources` read (fails the whole call when it fails) plus one config read per
+ * candidate; the mark in the description decides. An unreadable candidate is skipped unless the
+ * call itself ended. The state comes from the resources entry only (no status or agent call).
+ */
+export async function listByTag(ctx: Ctx): Promise<Instance[]> {
+  const candidates = (await ctx.api.clusterResources(ctx.signal)).filter(isCandidate);
+  const out: (Instance | undefined)[] = new Array(candidates.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < candidates.length; i = next++) {
+      const r = candidates[i]!;
+      try {
+        const cfg = await ctx.api.vmConfig(ctx.signal, r.node, r.vmid);
+        const mark = parseDescription(typeof cfg.description === 'string' ? cfg.description : undefined);
+        if (!mark.managed || typeof cfg.name !== 'string') continue;
+        const inst: Instance = {
+          id: formatProviderId(r.vmid, cfg.name),
+          uid: mark.uid,
+          state: r.status === 'stopped' ? InstanceState.Stopped : InstanceState.Provisioning,
+        };
+        if (mark.createdAt) inst.createdAt = mark.createdAt;
+        if (mark.installation) inst.installation = mark.installation;
+        out[i] = inst;
+      } catch (err) {
+        ctx.signal.throwIfAborted();
+        ctx.log.log(1, 'proxmox vm skipped in list', {
+          vmid: r.vmid,
+          node: r.node,
+          error: (err as Error).message,
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, candidates.length) }, worker));
+  const list = out.filter((x): x is Instance => x !== undefined);
+  ctx.log.log(1, 'proxmox vms listed', { count: list.length });
+  return list;
+}

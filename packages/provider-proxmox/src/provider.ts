@@ -1,0 +1,165 @@
+import { existsSync } from 'node:fs';
+import {
+  type CallOptions,
+  type Checker,
+  type CheckResult,
+  type CreateRequest,
+  type Instance,
+  type Logger,
+  loggerOf,
+  type Provider,
+  permanentError,
+  type SecondaryResource,
+  wrapError,
+} from '@egress-proxies/contract';
+import { KeyedLock } from '@egress-proxies/keyedlock';
+import type { Tracer } from '@opentelemetry/api';
+import type { Dispatcher } from 'undici';
+import type { Backend } from './backend.js';
+import { check } from './check.js';
+import { HttpBackend } from './client.js';
+import { type ProxmoxConfig, parseProxmoxConfig } from './config.js';
+import type { Budgets, Ctx } from './context.js';
+import { create } from './create.js';
+import { del } from './delete.js';
+import { classify } from './errors.js';
+import { get } from './get.js';
+import { KeyedLimiter } from './limiter.js';
+import { listByTag } from './list.js';
+import { observe } from './observe.js';
+import { proxmoxProfile } from './profile.js';
+import { deleteSecondary, listSecondary } from './secondary.js';
+import { buildSeed, type SeedInput } from './seed.js';
+
+export interface ProxmoxProviderOptions {
+  /** The configured entry name, carried into every error and log line. Default `proxmox`. */
+  name?: string;
+  /** The logger used when a call passes none. */
+  logger?: Logger;
+  /** Your own undici dispatcher (a proxy, a test harness) instead of the built-in pool. */
+  dispatcher?: Dispatcher;
+  /** The tracer for the per-request client spans. Default: the global provider's. */
+  tracer?: Tracer;
+  /** Replaces the HTTP adapter entirely (tests of provider logic). */
+  backend?: Backend;
+  /** Overrides of the time budgets (tests shorten the poll interval). */
+  budgets?: Partial<Budgets>;
+  /** Replaces the seed ISO builder. */
+  buildSeed?: (i: SeedInput) => Uint8Array;
+  /** The clock; default `Date.now`. */
+  now?: () => number;
+}
+
+export interface ProxmoxProvider extends Provider, Checker {
+  readonly config: ProxmoxConfig;
+  /** The most clones seen running at once on `node` (a bounded-concurrency witness). */
+  peakClones(node: string): number;
+  listSecondary(opts?: CallOptions): Promise<SecondaryResource[]>;
+  deleteSecondary(id: string, opts?: CallOptions): Promise<void>;
+  check(opts?: CallOptions): Promise<CheckResult[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the provider. No request is made here; a bad config throws a Permanent
+ * `INVALID_CONFIG` naming every bad field.
+ */
+export function createProxmoxProvider(
+  config: unknown,
+  options: ProxmoxProviderOptions = {},
+): ProxmoxProvider {
+  const cfg = parseProxmoxConfig(config);
+  const name = options.name ?? 'proxmox';
+  const http = options.backend
+    ? undefined
+    : new HttpBackend({
+        url: cfg.url,
+        tokenFile: cfg.tokenFile,
+        caFile: cfg.caFile,
+        insecureSkipTLSVerify: cfg.insecureSkipTLSVerify,
+        requestTimeoutMs: cfg.requestTimeoutSeconds * 1000,
+        dispatcher: options.dispatcher,
+        tracer: options.tracer,
+      });
+  const backend: Backend = options.backend ?? (http as Backend);
+  const budgets: Budgets = {
+    pollMs: 1000,
+    taskMs: 5 * 60_000,
+    cloneMs: 600_000,
+    runningMs: 60_000,
+    lockWaitMs: 2 * 60_000,
+    checkMs: 2 * cfg.requestTimeoutSeconds * 1000,
+    ...options.budgets,
+  };
+  const names = new KeyedLock<string>();
+  const clones = new KeyedLimiter(cfg.maxParallelClonesPerNode);
+  const cloneLockSeen = new Map<number, number>();
+  const now = options.now ?? Date.now;
+  const seed = options.buildSeed ?? buildSeed;
+  const baseLogger = (options.logger ?? loggerOf()).child({ logger: 'proxmox', provider: name });
+  if (cfg.insecureSkipTLSVerify) baseLogger.log(1, 'proxmox TLS verification is off (insecureSkipTLSVerify)');
+  // No request here; a token file that is not there yet (a Secret still mounting) is only noted.
+  if (!options.backend && !existsSync(cfg.tokenFile))
+    baseLogger.log(1, 'proxmox token file does not exist yet', { tokenFile: cfg.tokenFile });
+  let closed = false;
+
+  const ctxFor = (opts?: CallOptions): Ctx => {
+    const log = opts?.logger ? opts.logger.child({ logger: 'proxmox', provider: name }) : baseLogger;
+    return {
+      provider: name,
+      cfg,
+      api: observe(backend, log),
+      log,
+      signal: opts?.signal ?? new AbortController().signal,
+      budgets,
+      names,
+      clones,
+      cloneLockSeen,
+      buildSeed: seed,
+      now,
+    };
+  };
+  const run = async <T>(
+    op: string,
+    opts: CallOptions | undefined,
+    fn: (ctx: Ctx) => Promise<T>,
+  ): Promise<T> => {
+    try {
+      if (closed) throw permanentError('the provider is closed', { code: 'CLOSED' });
+      const ctx = ctxFor(opts);
+      ctx.signal.throwIfAborted();
+      return await fn(ctx);
+    } catch (err) {
+      // An abort wins over whatever the aborted request rejected with.
+      const e = opts?.signal?.aborted ? (opts.signal.reason ?? err) : err;
+      throw wrapError(name, op, classify(op, e));
+    }
+  };
+
+  return {
+    name,
+    type: 'proxmox',
+    profile: proxmoxProfile,
+    config: cfg,
+    peakClones: (node) => clones.peak(node),
+    create: (req: CreateRequest, opts?: CallOptions) => run('create', opts, (ctx) => create(ctx, req)),
+    get: (id: string, opts?: CallOptions): Promise<Instance> => run('get', opts, (ctx) => get(ctx, id)),
+    delete: (id: string, opts?: CallOptions) => run('delete', opts, (ctx) => del(ctx, id)),
+    listByTag: (opts?: CallOptions) => run('listByTag', opts, (ctx) => listByTag(ctx)),
+    listSecondary: (opts?: CallOptions) => run('listSecondary', opts, (ctx) => listSecondary(ctx)),
+    deleteSecondary: (id: string, opts?: CallOptions) =>
+      run('deleteSecondary', opts, (ctx) => deleteSecondary(ctx, id)),
+    check: (opts?: CallOptions) => {
+      if (closed)
+        return Promise.reject(
+          wrapError(name, 'check', permanentError('the provider is closed', { code: 'CLOSED' })),
+        );
+      return check(ctxFor(opts), new URL(cfg.url).host, cfg.tokenFile);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await http?.close();
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { ErrorCode, sleep, transientError } from '@egress-proxies/contract';
+import { ApiError, TaskError, taskType, upidNode } from './api-error.js';
+import type { VmConfig } from './backend.js';
+import type { Ctx } from './context.js';
+
+/**
+ * Polls a task to its end through its UPID (reference §9). `OK` and `WARNINGS: n` succeed; any
+ * other exitstatus is a TaskError carrying it. A task still running after `budgetMs` is
+ * Transient: the task itself keeps running on the node.
+ */
+export async function waitTask(ctx: Ctx, upid: string | null, budgetMs = ctx.budgets.taskMs): Promise<void> {
+  if (!upid) return; // a `delay`ed delete that already finished answers null (§10)
+  const node = upidNode(upid);
+  if (!node)
+    throw transientError(`unparsable UPID ${JSON.stringify(upid)}`, { code: ErrorCode.BackendError });
+  const deadline = ctx.now() + budgetMs;
+  for (;;) {
+    let st: Awaited<ReturnType<typeof ctx.api.taskStatus>>;
+    try {
+      st = await ctx.api.taskStatus(ctx.signal, node, upid);
+    } catch (err) {
+      // A task can be unknown for a moment right after it was forked (§9: `no such task`, 400);
+      // it is polled again within the budget instead of failing the call as Permanent.
+      const unknown = ApiError.isInstance(err) && err.status === 400 && /no such task/.test(err.text);
+      if (!unknown) throw err;
+      if (ctx.now() >= deadline) {
+        throw transientError(`task ${upid} is unknown to node ${node}`, {
+          code: ErrorCode.BackendError,
+          cause: err,
+        });
+      }
+      await sleep(ctx.budgets.pollMs, ctx.signal);
+      continue;
+    }
+    if (st.status === 'stopped') {
+      const exit = st.exitstatus ?? 'unexpected status';
+      if (exit === 'OK' || exit.startsWith('WARNINGS')) return;
+      ctx.log.log(1, 'proxmox task failed', { upid, node, exitstatus: exit });
+      throw new TaskError(upid, exit);
+    }
+    if (ctx.now() >= deadline) {
+      throw transientError(
+        `task ${taskType(upid)} on node ${node} still running after ${Math.round(budgetMs / 1000)} s (${upid})`,
+        { code: ErrorCode.Timeout },
+      );
+    }
+    await sleep(ctx.budgets.pollMs, ctx.signal);
+  }
+}
+
+/**
+ * Reads the VM's config once no lock other than `suspended` is on it (a hibernated VM keeps that
+ * one, reference §12). A `clone` lock is waited on until it is `cloneMs` old, counted from the
+ * first time this provider saw it, then reported with the `qm unlock` advice instead of waiting
+ * again; any other lock is waited on for `lockWaitMs`.
+ */
+export async function waitUnlocked(ctx: Ctx, node: string, vmid: number): Promise<VmConfig> {
+  const start = ctx.now();
+  for (;;) {
+    const cfg = await ctx.api.vmConfig(ctx.signal, node, vmid);
+    const lock = typeof cfg.lock === 'string' ? cfg.lock : undefined;
+    if (!lock || lock === 'suspended') {
+      ctx.cloneLockSeen.delete(vmid);
+      return cfg;
+    }
+    const now = ctx.now();
+    if (lock === 'clone') {
+      const first = ctx.cloneLockSeen.get(vmid) ?? now;
+      ctx.cloneLockSeen.set(vmid, first);
+      if (now - first >= ctx.budgets.cloneMs) {
+        throw transientError(
+          `VM ${vmid} on node ${node} has carried lock 'clone' for more than ${Math.round(ctx.budgets.cloneMs / 1000)} s; ` +
+            `if no clone task is running for it, clear the lock with 'qm unlock ${vmid}' on node ${node}`,
+          { code: 'CLONE_LOCK_STUCK', details: { vmid, node, lock } },
+        );
+      }
+    } else if (now - start >= ctx.budgets.lockWaitMs) {
+      throw transientError(`VM ${vmid} on node ${node} is locked (${lock})`, {
+        code: ErrorCode.Busy,
+        details: { vmid, node, lock },
+      });
+    }
+    await sleep(ctx.budgets.pollMs, ctx.signal);
+  }
+}
+
+/** Polls the VM's status until `running`; Transient on expiry or when it stopped again. */
+export async function waitRunning(ctx: Ctx, node: string, vmid: number): Promise<void> {
+  const deadline = ctx.now() + ctx.budgets.runningMs;
+  for (;;) {
+    const st = await ctx.api.vmStatus(ctx.signal, node, vmid);
+    if (st.status === 'running') return;
+    if (st.status === 'stopped')
+      throw transientError(`VM ${vmid} on node ${node} stopped right after its start`, {
+        code: ErrorCode.BackendError,
+      });
+    if (ctx.now() >= deadline) {
+      throw transientError(
+        `VM ${vmid} on node ${node} not running after ${Math.round(ctx.budgets.runningMs / 1000)} s (status ${st.status})`,
+        { code: ErrorCode.Timeout },
+      );
+    }
+    await sleep(ctx.budgets.pollMs, ctx.signal);
+  }
+}

@@ -1,0 +1,4 @@
+import { describeProviderConformance } from '@egress-proxies/conformance';
+import { PROXMOX_CONFORMANCE_EXCLUDES, proxmoxConformanceHarness } from '../src/test/index.js';
+
+describeProviderConformance(proxmoxConformanceHarness(), { exclude: PROXMOX_CONFORMANCE_EXCLUDES });

@@ -1,0 +1,188 @@
+import { instanceName, isPermanent, type ProviderError } from '@egress-proxies/contract';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeSetup, startFakeSetup } from '../src/test/index.js';
+import { vmidFor } from '../src/vmid.js';
+
+let s: FakeSetup;
+beforeEach(async () => {
+  s = await startFakeSetup({ nodes: ['pve1', 'pve2'] });
+});
+afterEach(async () => {
+  await s.close();
+});
+
+const RANGE = { min: 100_000, max: 199_999 };
+const req = (n: string, uid = `uid-${n}`, zone = 'pve1') => ({
+  name: instanceName('create', n),
+  namespace: 'create',
+  uid,
+  port: 3128,
+  placement: { zone, machineType: 'small', image: 'debian' },
+});
+const until = async (cond: () => boolean) => {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!cond()) throw new Error('condition never held');
+};
+
+describe('create', () => {
+  it('places the VMID by FNV-1a of the UID', async () => {
+    const r = req('hash');
+    const id = await s.provider().create(r);
+    expect(id).toBe(`vms/${vmidFor(r.uid, 0, RANGE)}/${r.name}`);
+  });
+
+  it('probes past a VMID taken under another name, without waiting on its lock', async () => {
+    const r = req('probe');
+    const v0 = vmidFor(r.uid, 0, RANGE);
+    s.fake.addVm(v0, 'pve1', { name: 'someone-else', lock: 'backup' });
+    const id = await s.provider().create(r);
+    expect(id).toBe(`vms/${vmidFor(r.uid, 1, RANGE)}/${r.name}`);
+    expect(s.fake.callsTo('GET', new RegExp(`/qemu/${v0}/config$`))).toHaveLength(0);
+  });
+
+  it('a VM with our name but no mark is Permanent UNMARKED_INSTANCE and left alone', async () => {
+    const r = req('unmarked');
+    s.fake.addVm(123456, 'pve1', { name: r.name });
+    const err = (await s
+      .provider()
+      .create(r)
+      .catch((e) => e)) as ProviderError;
+    expect([err.kind, err.code]).toEqual(['Permanent', 'UNMARKED_INSTANCE']);
+    expect(s.fake.vm(123456).config.name).toBe(r.name);
+  });
+
+  it('two VMs with our name are Permanent', async () => {
+    const r = req('twins');
+    s.fake.addVm(123456, 'pve1', { name: r.name });
+    s.fake.addVm(123457, 'pve2', { name: r.name });
+    await expect(s.provider().create(r)).rejects.toSatisfy(isPermanent);
+    expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(0);
+  });
+
+  it('a retried Create waits out the nameless locked placeholder of the clone in flight and adopts it', async () => {
+    s.fake.holdTasks('qmclone');
+    const r = req('placeholder');
+    const first = s.provider().create(r);
+    const vmid = vmidFor(r.uid, 0, RANGE);
+    await until(() => s.fake.vms.get(vmid)?.config.lock === 'clone');
+    // A second provider (an operator restart) has no lock in common with the first.
+    const second = s.provider().create(r);
+    await new Promise((res) => setTimeout(res, 50));
+    expect(s.fake.vms.get(vmid)?.config.name).toBeUndefined();
+    s.fake.releaseTasks('qmclone');
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toBe(b);
+    expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(1);
+  });
+
+  it('a clone lock older than the clone budget is reported with the qm unlock advice', async () => {
+    const r = req('stuck');
+    const vmid = vmidFor(r.uid, 0, RANGE);
+    s.fake.addVm(vmid, 'pve1', { description: ' qmclone temporary file', lock: 'clone' }).rrd = false;
+    const p = s.provider({}, { budgets: { pollMs: 5, cloneMs: 80 } });
+    const err = (await p.create(r).catch((e) => e)) as ProviderError;
+    expect([err.kind, err.code]).toEqual(['Transient', 'CLONE_LOCK_STUCK']);
+    expect(err.message).toContain(`qm unlock ${vmid}`);
+    // Seen once already: the next Create reports it at once instead of waiting again.
+    const reads = () => s.fake.callsTo('GET', new RegExp(`/qemu/${vmid}/config$`)).length;
+    const before = reads();
+    await expect(p.create(r)).rejects.toMatchObject({ code: 'CLONE_LOCK_STUCK' });
+    expect(reads() - before).toBe(1);
+  });
+
+  it('a VMID taken on another node after our resources read fails the clone task; Create probes on', async () => {
+    const r = req('race');
+    const v0 = vmidFor(r.uid, 0, RANGE);
+    s.fake.inject({ method: 'POST', path: /clone$/, status: 200, delayMs: 30, times: 1 });
+    const p = s.provider().create(r);
+    await until(() => s.fake.calls.some((c) => c.path.endsWith('/clone')));
+    s.fake.addVm(v0, 'pve2', { name: 'intruder' });
+    const id = await p;
+    expect(id).toBe(`vms/${vmidFor(r.uid, 1, RANGE)}/${r.name}`);
+    expect(s.fake.vm(v0).config.name).toBe('intruder');
+  });
+
+  it('refuses a non-template, a cloud-init drive and a missing template before any clone', async () => {
+    s.fake.addVm(9100, 'pve1', {
+      name: 'plain',
+      net0: 'virtio=BC:24:11:00:00:01,bridge=vmbr0',
+      scsi0: 'local-lvm:vm-9100-disk-0,size=8G',
+    });
+    s.fake.addTemplate(9200, 'pve1', { config: { ide0: 'local-lvm:vm-9200-cloudinit,media=cdrom' } });
+    const p = s.provider({ templates: { plain: 9100, ci: 9200, gone: 9300 } });
+    for (const image of ['plain', 'ci', 'gone']) {
+      const err = (await p
+        .create({ ...req(`t-${image}`), placement: { zone: 'pve1', machineType: 'small', image } })
+        .catch((e) => e)) as ProviderError;
+      expect(err.kind, image).toBe('Permanent');
+      expect(err.code, image).toMatch(/^TEMPLATE_/);
+    }
+    expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(0);
+  });
+
+  it('rewrites net0 for the bridge and VLAN and keeps the MAC', async () => {
+    const r = req('net');
+    await s.provider({ bridge: 'vmbr1', vlanTag: 42 }).create(r);
+    const net0 = String(s.fake.vmNamed(r.name)!.config.net0);
+    expect(net0).toMatch(/^virtio=BC:24:11:[0-9A-F:]{8},bridge=vmbr1,firewall=1,tag=42$/);
+  });
+
+  it('starts an adopted stopped VM of ours and re-uploads its seed', async () => {
+    const r = req('adopt');
+    const p = s.provider();
+    const id = await p.create(r);
+    const vm = s.fake.vmNamed(r.name)!;
+    vm.running = false;
+    s.fake.volumes('pve1', 'local').clear();
+    expect(await p.create(r)).toBe(id);
+    expect(vm.running).toBe(true);
+    expect(s.fake.volumes('pve1', 'local').has(`iso/${r.name}-seed.iso`)).toBe(true);
+  });
+
+  it('a hibernated VM of ours is Permanent to Create', async () => {
+    const r = req('hib');
+    const p = s.provider();
+    const id = await p.create(r);
+    s.fake.hibernate(Number(id.split('/')[1]));
+    await expect(p.create(r)).rejects.toSatisfy(isPermanent);
+  });
+
+  it('a storage-lock timeout of parallel clones is Transient BACKEND_BUSY', async () => {
+    s.fake.storageLockParallel = 1;
+    s.fake.holdTasks('qmclone');
+    const p = s.provider();
+    const a = p.create(req('lock-a')).catch((e) => e);
+    const b = p.create(req('lock-b')).catch((e) => e);
+    await until(() => s.fake.callsTo('POST', /clone$/).length === 2);
+    s.fake.releaseTasks('qmclone');
+    const results = await Promise.all([a, b]);
+    const errs = results.filter((x): x is ProviderError => typeof x !== 'string');
+    expect(errs).toHaveLength(1);
+    expect([errs[0]!.kind, errs[0]!.code]).toEqual(['Transient', 'BACKEND_BUSY']);
+  });
+
+  it('clones on another node than the template pass target', async () => {
+    const r = req('target', 'uid-target', 'pve2');
+    const id = await s.provider().create(r);
+    expect(s.fake.vm(Number(id.split('/')[1])).node).toBe('pve2');
+    expect(s.fake.callsTo('POST', /^\/nodes\/pve1\/qemu\/9000\/clone$/)).toHaveLength(1);
+  });
+});
+
+describe('bounded clones', () => {
+  it('50 concurrent Creates never run more clones per node than configured', async () => {
+    s.fake.taskMs.qmclone = 20;
+    s.fake.storageLockParallel = 2;
+    const p = s.provider({ maxParallelClonesPerNode: 2 });
+    const reqs = Array.from({ length: 50 }, (_, i) =>
+      req(`many-${i}`, `uid-many-${i}`, i % 2 ? 'pve2' : 'pve1'),
+    );
+    const ids = await Promise.all(reqs.map((r) => p.create(r)));
+    expect(new Set(ids).size).toBe(50);
+    // The template lives on pve1, so every clone task runs there, whatever its target.
+    expect(s.fake.peakClones('pve1')).toBeLessThanOrEqual(2);
+    expect(p.peakClones('pve1')).toBe(2);
+    expect(s.fake.peakClones('pve2')).toBe(0);
+    expect((await p.listByTag()).length).toBe(50);
+  }, 60_000);
+});
