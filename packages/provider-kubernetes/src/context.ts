@@ -1,0 +1,16 @@
+import type { KubernetesConfig } from '@egress-proxies/contract';
+import type { KeyedLock } from '@egress-proxies/keyedlock';
+import type { KubeBackend } from './backend.js';
+
+/** What every operation module needs; built once per provider. */
+export interface KubeContext {
+  /** The configured provider entry name. */
+  name: string;
+  cfg: KubernetesConfig;
+  /** The observed seam (spans and V1 lines around every call). */
+  backend: KubeBackend;
+  /** Serialises create and delete of one `namespace/name`. */
+  lock: KeyedLock<string>;
+  /** Page size for listByTag. */
+  listPageSize: number;
+}

@@ -1,0 +1,27 @@
+import { ProviderRegistry, parseProviderConfig } from '@egress-proxies/contract';
+import { describe, expect, it } from 'vitest';
+import { kubernetesProviderFactory } from './factory.js';
+import { KUBERNETES_PROFILE } from './profile.js';
+
+describe('kubernetesProviderFactory', () => {
+  it('registers under type kubernetes and builds a provider carrying the configured name, without a call', () => {
+    const registry = new ProviderRegistry().register(kubernetesProviderFactory);
+    const bundle = registry.create(
+      'kubernetes',
+      { namespacePolicy: 'fixed', namespace: 'proxies' },
+      { name: 'cluster-a' },
+    );
+    expect(bundle.provider.name).toBe('cluster-a');
+    expect(bundle.provider.type).toBe('kubernetes');
+    expect(bundle.provider.profile).toBe(KUBERNETES_PROFILE);
+    expect(bundle.checker).toBe(bundle.provider);
+  });
+
+  it('takes the block the contract loader produced, defaults filled', () => {
+    const block = parseProviderConfig('kubernetes', { allowedSourceCIDRs: ['10.1.0.0/16'] });
+    const { provider } = kubernetesProviderFactory.create(block, { name: 'k' });
+    expect((provider as unknown as { config: typeof block }).config).toEqual(block);
+    expect(block.allowedSourceCIDRs).toEqual(['10.1.0.0/16']);
+    expect(block.image).toBe('ubuntu/squid:6.6-24.04_beta');
+  });
+});

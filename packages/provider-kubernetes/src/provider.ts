@@ -1,0 +1,130 @@
+import {
+  abortReason,
+  type CallOptions,
+  type Checker,
+  type CheckResult,
+  type CreateRequest,
+  type Instance,
+  type KubernetesConfig,
+  type Logger,
+  loggerOf,
+  type Provider,
+  ProviderError,
+  type ProviderProfile,
+  permanentError,
+  wrapError,
+} from '@egress-proxies/contract';
+import { KeyedLock } from '@egress-proxies/keyedlock';
+import type { Tracer } from '@opentelemetry/api';
+import type { KubeBackend } from './backend.js';
+import { currentLogger, runWithLogger } from './call-context.js';
+import { CHECK_TARGET, check } from './check.js';
+import { type ClientNodeOptions, createClientNodeBackend } from './client-node.js';
+import { parseKubernetesConfig } from './config.js';
+import type { KubeContext } from './context.js';
+import { create } from './create.js';
+import { remove } from './delete.js';
+import { classify, KubeErrorCode } from './errors.js';
+import { get } from './get.js';
+import { listByTag } from './list.js';
+import { observeBackend } from './observe.js';
+import { KUBERNETES_PROFILE } from './profile.js';
+
+export interface KubernetesProviderOptions extends ClientNodeOptions {
+  /** The configured provider entry name, carried into every error and log line (default `kubernetes`). */
+  name?: string;
+  /** Replaces the client-node adapter entirely (a test double, or your own client). */
+  backend?: KubeBackend;
+  tracer?: Tracer;
+  /** The logger used when a call brings none. */
+  logger?: Logger;
+  /** Page size for listByTag (default 500). */
+  listPageSize?: number;
+}
+
+/** A kubernetes provider entry: the contract's Provider and its Checker in one object. */
+export interface KubernetesProvider extends Provider, Checker {
+  readonly config: KubernetesConfig;
+}
+
+/**
+ * Builds a provider for one `kubernetes` config entry. Nothing is contacted (and client-node is
+ * not even loaded) until the first call.
+ */
+export function createKubernetesProvider(
+  config: KubernetesConfig | unknown = {},
+  options: KubernetesProviderOptions = {},
+): KubernetesProvider {
+  const name = options.name ?? 'kubernetes';
+  let cfg: KubernetesConfig;
+  try {
+    cfg = parseKubernetesConfig(config);
+  } catch (err) {
+    throw wrapError(name, 'configure', err);
+  }
+  const raw = options.backend ?? createClientNodeBackend(options);
+  const ctx: KubeContext = {
+    name,
+    cfg,
+    backend: observeBackend(raw, currentLogger, options.tracer ? { tracer: options.tracer } : {}),
+    lock: new KeyedLock<string>(),
+    listPageSize: options.listPageSize ?? 500,
+  };
+
+  let closed = false;
+  // The call's logger, else the provider's, else silent; every line names the provider entry.
+  const loggerFor = (opts: CallOptions | undefined): Logger =>
+    (opts?.logger ?? options.logger ?? loggerOf(opts)).child({ provider: name });
+
+  const run = async <T>(
+    operation: string,
+    opts: CallOptions | undefined,
+    fn: (signal: AbortSignal | undefined, logger: Logger) => Promise<T>,
+  ): Promise<T> => {
+    const logger = loggerFor(opts);
+    const signal = opts?.signal;
+    try {
+      if (closed) throw permanentError('the provider is closed', { code: KubeErrorCode.Closed });
+      if (signal?.aborted) throw abortReason(signal);
+      return await runWithLogger(logger, () => fn(signal, logger));
+    } catch (err) {
+      // An abort can surface as the transport's own error; the signal says what really happened.
+      const cause = signal?.aborted && !ProviderError.isInstance(err) ? abortReason(signal) : err;
+      throw wrapError(name, operation, classify(cause));
+    }
+  };
+
+  const profile: ProviderProfile = KUBERNETES_PROFILE;
+  return {
+    name,
+    type: 'kubernetes',
+    profile,
+    config: cfg,
+    create: (req: CreateRequest, opts?: CallOptions) => run('create', opts, (s, l) => create(ctx, req, s, l)),
+    get: (id: string, opts?: CallOptions): Promise<Instance> =>
+      run('get', opts, (s, l) => get(ctx, id, s, l)),
+    delete: (id: string, opts?: CallOptions) => run('delete', opts, (s, l) => remove(ctx, id, s, l)),
+    listByTag: (opts?: CallOptions) => run('listByTag', opts, (s, l) => listByTag(ctx, s, l)),
+    async check(opts?: CallOptions): Promise<CheckResult[]> {
+      const logger = loggerFor(opts);
+      if (closed) {
+        return [
+          {
+            target: CHECK_TARGET,
+            address: ctx.backend.server,
+            ready: false,
+            reason: 'Closed',
+            message: 'the provider is closed',
+            details: {},
+          },
+        ];
+      }
+      return runWithLogger(logger, () => check(ctx, opts?.signal, logger));
+    },
+    async close() {
+      // client-node holds no pooled connection of ours (it builds an agent per request); after
+      // close every call is refused, so a provider dropped from the config cannot act by accident.
+      closed = true;
+    },
+  };
+}
