@@ -1,1 +1,34 @@
-export {};
+export type { CaseGroup, ConformanceCase } from './case.js';
+export { DEFAULT_CASE_TIMEOUT_MS } from './case.js';
+export { conformanceCases } from './cases/index.js';
+export type { CaseContext, RequestOverrides } from './context.js';
+export {
+  type Awaitable,
+  type BackendCall,
+  type BackendControl,
+  type BackendInstanceView,
+  type BackendResourceView,
+  FAULT_KINDS,
+  type FaultKind,
+  type SeedSpec,
+  type StateRow,
+  type StepGate,
+} from './control.js';
+export { type DescribeOptions, describeProviderConformance, type SuiteApi } from './describe.js';
+export { ConformanceFailure } from './failure.js';
+export type {
+  ConformanceConfig,
+  ConformanceFixture,
+  ConformanceHarness,
+  PlacementField,
+  SetupInfo,
+} from './fixture.js';
+export { createStepGate, type ManagedGate } from './gate.js';
+export { renderConformanceList } from './render-list.js';
+export {
+  type CaseOutcome,
+  type CaseStatus,
+  type RunOptions,
+  runConformance,
+  type SelectOptions,
+} from './run.js';

@@ -1,0 +1,52 @@
+import type { Checker, Placement, Provider, ProviderProfile } from '@egress-proxies/contract';
+import type { Awaitable, BackendControl, StateRow } from './control.js';
+
+/** The placement fields a provider validates against its catalogues. */
+export type PlacementField = 'zone' | 'machineType' | 'image';
+
+/** What the kit needs to know about one configured provider besides its profile. */
+export interface ConformanceConfig {
+  /** The configured provider name; every error and log line must carry it. */
+  providerName: string;
+  /** A placement the provider accepts. */
+  placement: Placement;
+  /** The placement fields `create` checks before any backend call; an unknown value must be Permanent. */
+  validatedPlacement: readonly PlacementField[];
+  /** The configured zones or hosts, in config order; two or more let the list-partial case run. */
+  zones?: readonly string[];
+  /** IDs the provider must reject as Permanent; `['', 'not-an-id', 'a/b/c/d/e/f']` when absent. */
+  malformedIds?: readonly string[];
+  /** A well-formed ID for `name` on a zone or host that is not configured; absent when IDs carry none. */
+  unconfiguredZoneId?(name: string): string;
+  /** Credential values planted in the provider's config (tokens, keys): never in a log line or an error. */
+  secrets: readonly string[];
+  /** Every backend state the provider maps, with the state `get` must report for it. */
+  stateTable: readonly StateRow[];
+  /** The Checker's targets in config order. */
+  checkTargets?: readonly string[];
+  /** Conditions `BackendControl.breakTarget` understands, with the reason the Checker must report. */
+  checkReasons?: readonly { condition: string; reason: string }[];
+}
+
+/** One fresh, isolated provider over its own fake backend. */
+export interface ConformanceFixture {
+  provider: Provider;
+  checker?: Checker;
+  backend: BackendControl;
+  /** The declared profile; usually `provider.profile`. */
+  profile: ProviderProfile;
+  config: ConformanceConfig;
+  /** Called after the case's cleanup: close connections, stop servers. */
+  dispose?(): Awaitable<void>;
+}
+
+export interface SetupInfo {
+  /** The case the fixture is for; `collect` when the kit only reads the declarations. */
+  caseId: string;
+}
+
+/**
+ * Returns a fresh, isolated fixture every time it is called: once per case, and once when the
+ * suite is collected (to read the profile and the config that decide which cases apply).
+ */
+export type ConformanceHarness = (info: SetupInfo) => Awaitable<ConformanceFixture>;

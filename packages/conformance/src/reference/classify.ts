@@ -1,0 +1,44 @@
+import { ErrorCode, ErrorKind, ProviderError, wrapError } from '@egress-proxies/contract';
+import { ReferenceBackendError } from './backend-error.js';
+
+/**
+ * Backend error to contract error, by code (never by message text). NotFound inside `create` is
+ * Transient: a volume or domain that vanished mid-create says nothing about whether the instance
+ * exists, and NotFound would make the reconciler think it can start over.
+ */
+export function classifyBackendError(provider: string, operation: string, err: unknown): ProviderError {
+  if (!ReferenceBackendError.isInstance(err)) return wrapError(provider, operation, err);
+  const at = `${err.step} on ${err.host}: ${err.message}`;
+  const make = (kind: ErrorKind, code: string) =>
+    new ProviderError({
+      kind,
+      code,
+      message: at,
+      provider,
+      operation,
+      cause: err,
+      details: { step: err.step, host: err.host },
+    });
+  switch (err.code) {
+    case 'NO_DOMAIN':
+    case 'NO_VOLUME':
+      return operation === 'create'
+        ? make(ErrorKind.Transient, ErrorCode.Transient)
+        : make(ErrorKind.NotFound, ErrorCode.NotFound);
+    case 'NO_POOL':
+      return make(ErrorKind.Permanent, 'POOL_NOT_FOUND');
+    case 'NO_HOST':
+    case 'INVALID':
+      return make(ErrorKind.Permanent, ErrorCode.Permanent);
+    case 'AUTH':
+      return make(ErrorKind.Permanent, ErrorCode.AuthFailed);
+    case 'NO_SPACE':
+      return make(ErrorKind.QuotaExceeded, ErrorCode.QuotaExceeded);
+    case 'UNREACHABLE':
+      return make(ErrorKind.Transient, ErrorCode.Unreachable);
+    case 'BUSY':
+      return make(ErrorKind.Transient, ErrorCode.Busy);
+    default:
+      return make(ErrorKind.Transient, ErrorCode.BackendError);
+  }
+}

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { type Checker, InstanceState, type Provider } from '@egress-proxies/contract';
+import type { BackendControl, FaultKind, StateRow } from '../control.js';
+import type { ConformanceFixture, ConformanceHarness } from '../fixture.js';
+import {
+  type DomainState,
+  HOST_CONDITIONS,
+  type HostCondition,
+  notFoundCodeFor,
+  ReferenceBackend,
+} from './backend.js';
+import type { ReferenceBackendCode } from './backend-error.js';
+import { ReferenceCheckReason } from './checker.js';
+import type { ReferenceConfig } from './config.js';
+import { createReference } from './factory.js';
+import { formatId } from './id.js';
+import { formatMark, readMark } from './mark.js';
+import { isUp } from './state.js';
+
+export const REFERENCE_HOSTS = ['alpha', 'beta', 'gamma'] as const;
+
+/** The reference provider's state table, as the kit's GET-10 checks it. */
+export const REFERENCE_STATE_TABLE: readonly StateRow[] = [
+  { state: 'nostate', address: false, expected: InstanceState.Provisioning },
+  { state: 'running', address: false, expected: InstanceState.Provisioning },
+  { state: 'running', address: true, expected: InstanceState.Running },
+  { state: 'blocked', address: true, expected: InstanceState.Running },
+  { state: 'paused', address: false, expected: InstanceState.Stopped },
+  { state: 'shutdown', address: false, expected: InstanceState.Stopped },
+  { state: 'shutoff', address: false, expected: InstanceState.Stopped },
+  { state: 'crashed', address: false, expected: InstanceState.Stopped },
+  { state: 'pmsuspended', address: false, expected: InstanceState.Stopped },
+];
+
+const CHECK_REASONS: readonly { condition: HostCondition; reason: string }[] = [
+  { condition: 'unreachable', reason: 'Unreachable' },
+  { condition: 'auth', reason: 'Unauthorized' },
+  { condition: 'pool-missing', reason: ReferenceCheckReason.PoolNotFound },
+  { condition: 'pool-inactive', reason: ReferenceCheckReason.PoolNotActive },
+  { condition: 'internal', reason: 'APIError' },
+];
+
+/** A small, complete reference config over `hosts` with `token`. */
+export function referenceConfig(token: string, overrides: Partial<ReferenceConfig> = {}): ReferenceConfig {
+  return {
+    hosts: REFERENCE_HOSTS.map((name) => ({ name, address: `${name}.lab.internal:16509` })),
+    machineTypes: {
+      small: { vcpus: 1, memoryMiB: 512, diskGiB: 4 },
+      medium: { vcpus: 2, memoryMiB: 2048, diskGiB: 10 },
+    },
+    images: {
+      'debian-12': { url: 'https://images.example.invalid/debian-12-generic-amd64.qcow2', sizeGiB: 2 },
+    },
+    token,
+    pollIntervalMs: 1,
+    startTimeoutMs: 2_000,
+    ...overrides,
+  };
+}
+
+function faultCode(step: string, fault: FaultKind): ReferenceBackendCode {
+  switch (fault) {
+    case 'unreachable':
+      return 'UNREACHABLE';
+    case 'busy':
+      return 'BUSY';
+    case 'not-found':
+      return notFoundCodeFor(step);
+    case 'out-of-capacity':
+      return 'NO_SPACE';
+    default:
+      return 'INTERNAL';
+  }
+}
+
+/** The kit's control interface over an in-memory reference backend. */
+export function referenceControl(backend: ReferenceBackend, defaultHost: string): BackendControl {
+  const host = (zone?: string) => zone ?? defaultHost;
+  const where = (name: string, zone?: string) =>
+    zone ?? backend.domains().find((d) => d.name === name)?.host ?? defaultHost;
+  return {
+    failNext: (step, count, fault) => backend.failNext(step, count, faultCode(step, fault)),
+    block: (step) => backend.block(step),
+    setUnreachable: (on, zone) => backend.setUnreachable(on, zone),
+    setBusy: (on, zone) => backend.setBusy(on, zone),
+    exhaustCapacity: (zone) => backend.setPoolFull(true, zone),
+    breakTarget: (target, condition) => {
+      if (!(HOST_CONDITIONS as readonly string[]).includes(condition)) {
+        throw new TypeError(`unknown host condition ${JSON.stringify(condition)}`);
+      }
+      backend.breakHost(target, condition as HostCondition);
+    },
+    seed(spec) {
+      const h = host(spec.zone);
+      const metadata =
+        spec.mark === 'none'
+          ? undefined
+          : formatMark({
+              uid: spec.mark.uid,
+              createdAt: spec.mark.createdAt ?? new Date(),
+              ...(spec.mark.installation ? { installation: spec.mark.installation } : {}),
+            });
+      backend.seedDomain({
+        host: h,
+        name: spec.name,
+        state: (spec.state ?? 'running') as DomainState,
+        ...(metadata ? { metadata } : {}),
+        address: spec.address ?? true,
+      });
+      return formatId(h, spec.name);
+    },
+    corrupt: (name, zone) => backend.setMetadata(where(name, zone), name, '<instance managed="true" uid='),
+    instances: () =>
+      backend.domains().map((d) => {
+        const r = readMark(d.metadata);
+        return {
+          name: d.name,
+          zone: d.host,
+          id: formatId(d.host, d.name),
+          state: d.state,
+          running: isUp(d.state),
+          marked: r.kind === 'marked',
+          ...(r.kind === 'marked' ? { uid: r.mark.uid } : {}),
+        };
+      }),
+    resources: () =>
+      backend
+        .volumes()
+        .filter((v) => v.kind !== 'base' && v.owner)
+        .map((v) => ({ kind: v.kind, name: v.name, instance: v.owner!, zone: v.host })),
+    calls: () =>
+      backend
+        .calls()
+        .map((c) => ({ step: c.step, zone: c.host, ...(c.instance ? { instance: c.instance } : {}) })),
+    clearCalls: () => backend.clearCalls(),
+    inFlight: (step) => backend.inFlight(step),
+    removeInstance: (name, zone) => backend.removeDomainOutOfBand(where(name, zone), name),
+    stopInstance: (name, zone) => backend.stopOutOfBand(where(name, zone), name),
+    removeResources: (name, zone) => {
+      for (const h of zone ? [zone] : backend.hostNames()) backend.removeVolumesOutOfBand(h, name);
+    },
+    setAddress: (name, present, zone) => backend.setAddress(where(name, zone), name, present),
+    steps: { address: 'address', stop: 'stop', remove: 'undefine', probe: 'probe' },
+    reset: () => backend.reset(),
+  };
+}
+
+export interface ReferenceHarnessOptions {
+  /** The configured provider name; `reference-conformance` when absent. */
+  providerName?: string;
+  /** Passed to the config. */
+  listPartial?: 'fail-whole' | 'omit-unreachable';
+  /** Builds the provider under test over the backend (the kit's tests pass deliberately broken ones). */
+  makeProvider?: (args: { name: string; config: ReferenceConfig; backend: ReferenceBackend }) => {
+    provider: Provider;
+    checker?: Checker;
+  };
+}
+
+/**
+ * The conformance harness for the reference provider: every call returns a fresh provider over a
+ * fresh in-memory cluster of three hosts, with a random token planted as the credential sentinel.
+ */
+export function createReferenceHarness(options: ReferenceHarnessOptions = {}): ConformanceHarness {
+  return (): ConformanceFixture => {
+    const name = options.providerName ?? 'reference-conformance';
+    const token = `ref-token-${randomUUID()}`;
+    const config = referenceConfig(token, options.listPartial ? { listPartial: options.listPartial } : {});
+    const backend = new ReferenceBackend({ hosts: REFERENCE_HOSTS.map((h) => ({ name: h, token })) });
+    const made = options.makeProvider
+      ? options.makeProvider({ name, config, backend })
+      : createReference(name, config, backend);
+    return {
+      provider: made.provider,
+      ...(made.checker ? { checker: made.checker } : {}),
+      backend: referenceControl(backend, REFERENCE_HOSTS[0]),
+      profile: made.provider.profile,
+      config: {
+        providerName: name,
+        placement: { zone: REFERENCE_HOSTS[0], machineType: 'small', image: 'debian-12' },
+        validatedPlacement: ['zone', 'machineType', 'image'],
+        zones: REFERENCE_HOSTS,
+        unconfiguredZoneId: (n) => formatId('retired', n),
+        secrets: [token],
+        stateTable: REFERENCE_STATE_TABLE,
+        checkTargets: REFERENCE_HOSTS,
+        checkReasons: CHECK_REASONS,
+      },
+      dispose: () => made.provider.close?.(),
+    };
+  };
+}

@@ -1,0 +1,46 @@
+export {
+  type BackendAuth,
+  type BackendCallRecord,
+  DOMAIN_STATES,
+  type DomainInfo,
+  type DomainState,
+  HOST_CONDITIONS,
+  type HostCondition,
+  type PoolInfo,
+  ReferenceBackend,
+  type ReferenceBackendHost,
+  type ReferenceBackendOptions,
+  type VolumeInfo,
+  type VolumeKind,
+} from './backend.js';
+export { type ReferenceBackendCode, ReferenceBackendError } from './backend-error.js';
+export { ReferenceChecker, ReferenceCheckReason } from './checker.js';
+export { classifyBackendError } from './classify.js';
+export type {
+  ReferenceConfig,
+  ReferenceHostConfig,
+  ReferenceImage,
+  ReferenceMachineType,
+  ResolvedReferenceConfig,
+} from './config.js';
+export { resolveReferenceConfig } from './config.js';
+export { createReference, referenceProviderFactory } from './factory.js';
+export {
+  createReferenceHarness,
+  REFERENCE_HOSTS,
+  REFERENCE_STATE_TABLE,
+  type ReferenceHarnessOptions,
+  referenceConfig,
+  referenceControl,
+} from './harness.js';
+export { formatId, parseId } from './id.js';
+export { formatMark, MARK_NAMESPACE, type Mark, type MarkReading, readMark } from './mark.js';
+export { referenceProfile } from './profile.js';
+export {
+  type OpContext,
+  type Ownership,
+  REFERENCE_TYPE,
+  ReferenceProvider,
+  type ReferenceProviderOptions,
+} from './provider.js';
+export { mapState } from './state.js';

@@ -1,0 +1,31 @@
+import { raceAbort } from '@egress-proxies/contract';
+
+/**
+ * Serialises work per key (an instance name), so two creates or deletes of one instance never
+ * interleave; different keys run in parallel. Waiting ends early when the signal aborts.
+ */
+export class KeyedLock {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let release: () => void = () => {};
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => mine);
+    this.#tails.set(key, tail);
+    try {
+      await raceAbort(previous, signal);
+      return await fn();
+    } finally {
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    }
+  }
+
+  /** Keys with work queued or running (for tests: nothing is retained for idle keys). */
+  get size(): number {
+    return this.#tails.size;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The ownership mark the reference provider writes into a domain's metadata: one element in the
+ * provider's own namespace, so other tools' metadata on the same domain is never mistaken for it.
+ */
+export const MARK_NAMESPACE = 'https://egress-proxies.dev/xmlns/reference/v1';
+
+export interface Mark {
+  uid: string;
+  createdAt?: Date;
+  installation?: string;
+}
+
+/** What a domain's metadata says about ownership. */
+export type MarkReading = { kind: 'marked'; mark: Mark } | { kind: 'unmarked' } | { kind: 'unreadable' };
+
+const escapeAttr = (s: string) =>
+  s.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const unescapeAttr = (s: string) =>
+  s.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+
+export function formatMark(mark: Mark): string {
+  const attrs = [`managed="true"`, `uid="${escapeAttr(mark.uid)}"`];
+  if (mark.createdAt) attrs.push(`createdAt="${mark.createdAt.toISOString()}"`);
+  if (mark.installation) attrs.push(`installation="${escapeAttr(mark.installation)}"`);
+  return `<instance xmlns="${MARK_NAMESPACE}" ${attrs.join(' ')}/>`;
+}
+
+const ELEMENT = /^<instance xmlns="([^"]*)"((?:\s+[A-Za-z]+="[^"]*")*)\s*\/>$/;
+const ATTR = /([A-Za-z]+)="([^"]*)"/g;
+
+/** Reads a domain's metadata: no metadata (or another namespace) is unmarked; garbage is unreadable. */
+export function readMark(metadata: string | undefined): MarkReading {
+  if (metadata === undefined || metadata.trim() === '') return { kind: 'unmarked' };
+  const m = ELEMENT.exec(metadata.trim());
+  if (!m) return { kind: 'unreadable' };
+  if (m[1] !== MARK_NAMESPACE) return { kind: 'unmarked' };
+  const attrs = new Map<string, string>();
+  for (const a of (m[2] ?? '').matchAll(ATTR)) attrs.set(a[1]!, unescapeAttr(a[2]!));
+  if (attrs.get('managed') !== 'true') return { kind: 'unmarked' };
+  const mark: Mark = { uid: attrs.get('uid') ?? '' };
+  const created = attrs.get('createdAt');
+  if (created !== undefined) {
+    const d = new Date(created);
+    // A parse error gives no createdAt rather than a wrong one.
+    if (!Number.isNaN(d.getTime())) mark.createdAt = d;
+  }
+  const inst = attrs.get('installation');
+  if (inst) mark.installation = inst;
+  return { kind: 'marked', mark };
+}

@@ -1,0 +1,641 @@
+import {
+  type CallOptions,
+  type CreateRequest,
+  ErrorCode,
+  type Instance,
+  isInstanceName,
+  type LogFields,
+  type Logger,
+  loggerOf,
+  notFoundError,
+  type Provider,
+  ProviderError,
+  type ProviderProfile,
+  permanentError,
+  quotaExceededError,
+  type SecondaryResource,
+  sleep,
+  throwIfAborted,
+  traceFields,
+  transientError,
+  withSpan,
+} from '@egress-proxies/contract';
+import { type BackendAuth, type DomainInfo, ReferenceBackend } from './backend.js';
+import { ReferenceBackendError } from './backend-error.js';
+import { classifyBackendError } from './classify.js';
+import { type ReferenceConfig, type ResolvedReferenceConfig, resolveReferenceConfig } from './config.js';
+import { formatId, formatVolumeId, parseId, parseVolumeId } from './id.js';
+import { KeyedLock } from './keyed-lock.js';
+import { formatMark, type MarkReading, readMark } from './mark.js';
+import { referenceProfile } from './profile.js';
+import { isUp, mapState } from './state.js';
+
+export const REFERENCE_TYPE = 'reference';
+const GiB = 1024 ** 3;
+/** Room the seed volume needs besides the overlay. */
+const SEED_BYTES = 1024 * 1024;
+
+export interface ReferenceProviderOptions {
+  /** The configured entry name, carried into every error and log line. */
+  name: string;
+  config: ReferenceConfig;
+  /** The backend to talk to; a fresh in-memory cluster of the configured hosts when absent. */
+  backend?: ReferenceBackend;
+}
+
+/** One operation in flight: where it logs, its signal and its host. */
+export interface OpContext {
+  op: string;
+  log: Logger;
+  signal: AbortSignal | undefined;
+  host: string;
+}
+
+/** How create treats an existing domain with the requested name. */
+export type Ownership = 'adopt' | 'foreign' | 'unmarked' | 'unreadable';
+
+/**
+ * The reference provider: a small VM provider over an in-memory hypervisor cluster. It is the
+ * worked example for provider authors (every contract rule is met in plain sight) and passes the
+ * whole conformance kit. Create blocks through image, volume, seed, define and start; ownership
+ * is a metadata mark with uid, createdAt and installation; volumes are secondary resources.
+ *
+ * Protected methods are the seams the kit's own tests break on purpose (see test/mutants).
+ */
+export class ReferenceProvider implements Provider {
+  readonly name: string;
+  readonly type = REFERENCE_TYPE;
+  readonly profile: ProviderProfile;
+  readonly backend: ReferenceBackend;
+  protected readonly config: ResolvedReferenceConfig;
+  readonly #locks = new KeyedLock();
+  #closed = false;
+
+  constructor(options: ReferenceProviderOptions) {
+    if (typeof options?.name !== 'string' || options.name === '') {
+      throw new TypeError(
+        `ReferenceProvider: name must be a non-empty string, got ${JSON.stringify(options?.name)}`,
+      );
+    }
+    this.name = options.name;
+    this.config = resolveReferenceConfig(options.name, options.config);
+    this.profile = referenceProfile(this.config.listPartial);
+    this.backend =
+      options.backend ??
+      new ReferenceBackend({
+        hosts: this.config.hosts.map((h) => ({
+          name: h.name,
+          token: this.config.token.reveal(),
+          pool: h.pool,
+        })),
+      });
+  }
+
+  // ------------------------------------------------------------------ create
+
+  async create(req: CreateRequest, opts?: CallOptions): Promise<string> {
+    const log = this.logger(opts);
+    try {
+      this.assertOpen(opts?.signal);
+      const p = this.placement(req);
+      log.log(2, 'reference create resolved', this.createDetail(req, p));
+      const ctx: OpContext = { op: 'create', log, signal: opts?.signal, host: p.host };
+      const id = await this.#locks.run(req.name, () => this.ensure(ctx, req, p), opts?.signal);
+      return id;
+    } catch (err) {
+      throw this.fail(log, 'create', err, { name: req?.name });
+    }
+  }
+
+  /** Validates the request and resolves its placement against the catalogues, before any backend call. */
+  protected placement(req: CreateRequest) {
+    if (typeof req?.name !== 'string' || !isInstanceName(req.name)) {
+      throw permanentError(`request name ${JSON.stringify(req?.name)} is not an instance name`, {
+        code: ErrorCode.InvalidRequest,
+      });
+    }
+    if (typeof req.uid !== 'string') {
+      throw permanentError(`request uid must be a string, got ${typeof req.uid}`, {
+        code: ErrorCode.InvalidRequest,
+      });
+    }
+    const hosts = this.config.hosts;
+    const zone = req.placement?.zone;
+    if (zone === undefined && hosts.length > 1) {
+      throw permanentError(
+        `placement.zone is required with ${hosts.length} hosts (${hosts.map((h) => h.name).join(', ')})`,
+        {
+          code: ErrorCode.InvalidPlacement,
+        },
+      );
+    }
+    const host = zone === undefined ? hosts[0]! : hosts.find((h) => h.name === zone);
+    if (!host) {
+      throw permanentError(
+        `unknown zone ${JSON.stringify(zone)}: configured hosts are ${hosts.map((h) => h.name).join(', ')}`,
+        {
+          code: ErrorCode.InvalidPlacement,
+        },
+      );
+    }
+    const machineKey = req.placement?.machineType;
+    const machine = machineKey === undefined ? undefined : this.config.machineTypes[machineKey];
+    if (!machine || !Object.hasOwn(this.config.machineTypes, machineKey!)) {
+      throw permanentError(
+        `unknown machine type ${JSON.stringify(machineKey)}: known are ${Object.keys(this.config.machineTypes).join(', ')}`,
+        { code: ErrorCode.InvalidPlacement },
+      );
+    }
+    const imageKey = req.placement?.image;
+    const image = imageKey === undefined ? undefined : this.config.images[imageKey];
+    if (!image || !Object.hasOwn(this.config.images, imageKey!)) {
+      throw permanentError(
+        `unknown image ${JSON.stringify(imageKey)}: known are ${Object.keys(this.config.images).join(', ')}`,
+        {
+          code: ErrorCode.InvalidPlacement,
+        },
+      );
+    }
+    return { host: host.name, pool: host.pool, machineKey: machineKey!, machine, imageKey: imageKey!, image };
+  }
+
+  /** The V2 detail line for a create: sizes and keys, never the cloud-init itself. */
+  protected createDetail(req: CreateRequest, p: ReturnType<ReferenceProvider['placement']>): LogFields {
+    return {
+      host: p.host,
+      name: req.name,
+      machineType: p.machineKey,
+      image: p.imageKey,
+      vcpus: p.machine.vcpus,
+      memoryMiB: p.machine.memoryMiB,
+      diskGiB: p.machine.diskGiB,
+      cloudInitBytes: Buffer.byteLength(req.cloudInit ?? ''),
+    };
+  }
+
+  /** Adopts the instance when it exists and is ours, else makes it step by step; returns when it runs. */
+  protected async ensure(ctx: OpContext, req: CreateRequest, p: ReturnType<ReferenceProvider['placement']>) {
+    const id = formatId(p.host, req.name);
+    const existing = await this.findExisting(ctx, req.name);
+    if (existing) {
+      const own = this.ownership(readMark(existing.metadata), req.uid);
+      if (own === 'unmarked') {
+        throw permanentError(
+          `domain ${req.name} on ${p.host} exists without our mark; refusing to adopt it`,
+          {
+            code: ErrorCode.UnmarkedInstance,
+          },
+        );
+      }
+      if (own === 'unreadable') {
+        throw permanentError(`domain ${req.name} on ${p.host} has an unreadable mark; refusing to adopt it`, {
+          code: ErrorCode.UnmarkedInstance,
+        });
+      }
+      if (own === 'foreign') {
+        throw permanentError(`domain ${req.name} on ${p.host} belongs to another owner (UID differs)`, {
+          code: ErrorCode.ForeignInstance,
+        });
+      }
+      if (!isUp(existing.state)) {
+        if (existing.state !== 'nostate')
+          await this.call(ctx, 'start', (a) => this.backend.startDomain(p.host, req.name, a), req.name);
+        await this.waitRunning(ctx, req.name);
+      }
+      ctx.log.log(1, 'reference instance ensured running', { host: p.host, name: req.name, adopted: true });
+      return id;
+    }
+    const overlayBytes = p.machine.diskGiB * GiB;
+    const pool = await this.call(ctx, 'pool', (a) => this.backend.poolInfo(p.host, p.pool, a));
+    if (pool.availableBytes < overlayBytes + SEED_BYTES) {
+      throw quotaExceededError(
+        `pool ${pool.name} on ${p.host} has ${pool.availableBytes} bytes free; the instance needs ${overlayBytes + SEED_BYTES}`,
+        {
+          details: { host: p.host, pool: pool.name, availableBytes: pool.availableBytes },
+        },
+      );
+    }
+    const base = await this.call(ctx, 'image', (a) =>
+      this.backend.ensureImage(p.host, p.imageKey, { url: p.image.url, sizeBytes: p.image.sizeGiB * GiB }, a),
+    );
+    const overlay = this.overlayVolumeName(req.name);
+    try {
+      await this.call(
+        ctx,
+        'volume',
+        (a) =>
+          this.backend.createVolume(
+            p.host,
+            { name: overlay, kind: 'overlay', owner: req.name, sizeBytes: overlayBytes, backing: base },
+            a,
+          ),
+        req.name,
+      );
+    } catch (err) {
+      // A volume left by an earlier attempt is reused: creating it is the step that failed last time or before.
+      if (!(ReferenceBackendError.isInstance(err) && err.code === 'VOLUME_EXISTS')) throw err;
+    }
+    const seed = `${req.name}-seed.iso`;
+    // The seed is rewritten on every attempt: a cut-off upload must never be trusted.
+    await this.call(
+      ctx,
+      'seed',
+      (a) =>
+        this.backend.writeSeed(
+          p.host,
+          { name: seed, owner: req.name, content: new TextEncoder().encode(req.cloudInit ?? '') },
+          a,
+        ),
+      req.name,
+    );
+    const metadata = formatMark({
+      uid: req.uid,
+      createdAt: new Date(),
+      ...(req.installation ? { installation: req.installation } : {}),
+    });
+    await this.call(
+      ctx,
+      'define',
+      (a) =>
+        this.backend.defineDomain(
+          p.host,
+          {
+            name: req.name,
+            vcpus: p.machine.vcpus,
+            memoryMiB: p.machine.memoryMiB,
+            disks: [overlay, seed],
+            metadata,
+          },
+          a,
+        ),
+      req.name,
+    );
+    await this.call(ctx, 'start', (a) => this.backend.startDomain(p.host, req.name, a), req.name);
+    await this.waitRunning(ctx, req.name);
+    ctx.log.log(1, 'reference instance ensured running', { host: p.host, name: req.name, adopted: false });
+    return id;
+  }
+
+  /** The domain called `name` on the operation's host, or undefined. */
+  protected async findExisting(ctx: OpContext, name: string): Promise<DomainInfo | undefined> {
+    try {
+      return await this.call(ctx, 'lookup', (a) => this.backend.lookupDomain(ctx.host, name, a), name);
+    } catch (err) {
+      if (ReferenceBackendError.isInstance(err) && err.code === 'NO_DOMAIN') return undefined;
+      throw err;
+    }
+  }
+
+  /** Whether create may adopt a domain with this mark: ours with the same or an empty UID. */
+  protected ownership(reading: MarkReading, uid: string): Ownership {
+    if (reading.kind !== 'marked') return reading.kind;
+    return reading.mark.uid === '' || reading.mark.uid === uid ? 'adopt' : 'foreign';
+  }
+
+  /** Whether get, delete and listByTag treat a domain as ours: it carries our mark. */
+  protected isOurs(reading: MarkReading): boolean {
+    return reading.kind === 'marked';
+  }
+
+  /** The overlay volume's name: deterministic, so a retry finds the one an earlier attempt made. */
+  protected overlayVolumeName(name: string): string {
+    return `${name}-overlay.qcow2`;
+  }
+
+  /** Polls the domain state until it runs; Transient when it stops or the budget runs out. */
+  protected async waitRunning(ctx: OpContext, name: string): Promise<void> {
+    const deadline = Date.now() + this.config.startTimeoutMs;
+    for (;;) {
+      const state = await this.call(ctx, 'state', (a) => this.backend.domainState(ctx.host, name, a), name);
+      if (isUp(state)) return;
+      if (state === 'shutoff' || state === 'crashed') {
+        throw transientError(`domain ${name} on ${ctx.host} went ${state} while starting`);
+      }
+      if (Date.now() >= deadline) {
+        throw transientError(
+          `domain ${name} on ${ctx.host} did not run within ${this.config.startTimeoutMs} ms (still ${state})`,
+          {
+            code: ErrorCode.Timeout,
+          },
+        );
+      }
+      await sleep(this.config.pollIntervalMs, ctx.signal);
+    }
+  }
+
+  // ------------------------------------------------------------------ get
+
+  async get(id: string, opts?: CallOptions): Promise<Instance> {
+    const log = this.logger(opts);
+    try {
+      this.assertOpen(opts?.signal);
+      const { host, name } = parseId(id);
+      this.configuredHost(host);
+      const ctx: OpContext = { op: 'get', log, signal: opts?.signal, host };
+      const dom = await this.call(ctx, 'lookup', (a) => this.backend.lookupDomain(host, name, a), name);
+      const reading = readMark(dom.metadata);
+      if (reading.kind === 'unreadable') {
+        throw permanentError(`domain ${name} on ${host} has an unreadable mark`, { code: 'MARK_UNREADABLE' });
+      }
+      if (!this.isOurs(reading)) throw notFoundError(`domain ${name} on ${host} is not ours (no mark)`);
+      const state = await this.call(ctx, 'state', (a) => this.backend.domainState(host, name, a), name);
+      const ip = isUp(state) ? await this.address(ctx, name) : undefined;
+      const mark = reading.kind === 'marked' ? reading.mark : { uid: '' };
+      const instanceState = mapState(state, ip);
+      const inst: Instance = {
+        id,
+        uid: mark.uid,
+        state: instanceState,
+        ...(instanceState === 'Running' && ip ? { ip } : {}),
+        ...(mark.createdAt ? { createdAt: mark.createdAt } : {}),
+        ...(mark.installation ? { installation: mark.installation } : {}),
+      };
+      log.log(1, 'reference instance fetched', { host, name, state: inst.state });
+      log.log(2, 'reference instance detail', { host, name, domainState: state, ip: ip ?? '' });
+      return inst;
+    } catch (err) {
+      throw this.fail(log, 'get', err, { id });
+    }
+  }
+
+  /** The domain's address; a failing address source means "not yet", not an error. */
+  protected async address(ctx: OpContext, name: string): Promise<string | undefined> {
+    try {
+      return await this.call(ctx, 'address', (a) => this.backend.domainAddress(ctx.host, name, a), name);
+    } catch (err) {
+      throwIfAborted(ctx.signal);
+      ctx.log.log(1, 'reference address source failed', { host: ctx.host, name, error: this.codeOf(err) });
+      return undefined;
+    }
+  }
+
+  // ------------------------------------------------------------------ delete
+
+  async delete(id: string, opts?: CallOptions): Promise<void> {
+    const log = this.logger(opts);
+    try {
+      this.assertOpen(opts?.signal);
+      const { host, name } = parseId(id);
+      if (!this.config.hosts.some((h) => h.name === host)) {
+        // A host dropped from the config cannot be reached any more; refusing would wedge the finalizer.
+        log.log(1, 'reference delete skipped: host not configured', { host, name });
+        return;
+      }
+      const ctx: OpContext = { op: 'delete', log, signal: opts?.signal, host };
+      await this.#locks.run(name, () => this.remove(ctx, name), opts?.signal);
+    } catch (err) {
+      throw this.fail(log, 'delete', err, { id });
+    }
+  }
+
+  /** Stop, volumes, undefine: the volumes go before the domain so a failure leaves the domain for the next delete to find. */
+  protected async remove(ctx: OpContext, name: string): Promise<void> {
+    const dom = await this.findExisting(ctx, name);
+    if (dom && !this.isOurs(readMark(dom.metadata))) {
+      ctx.log.log(1, 'reference delete left a domain alone: not ours', { host: ctx.host, name });
+      return;
+    }
+    if (dom && dom.state !== 'shutoff') await this.stopBeforeRemove(ctx, name);
+    const removed = await this.removeVolumes(ctx, name);
+    if (dom)
+      await this.tolerateGone(() =>
+        this.call(ctx, 'undefine', (a) => this.backend.undefineDomain(ctx.host, name, a), name),
+      );
+    ctx.log.log(1, 'reference instance deleted', {
+      host: ctx.host,
+      name,
+      existed: dom !== undefined,
+      volumes: removed,
+    });
+  }
+
+  protected async stopBeforeRemove(ctx: OpContext, name: string): Promise<void> {
+    await this.tolerateGone(() =>
+      this.call(ctx, 'stop', (a) => this.backend.destroyDomain(ctx.host, name, a), name),
+    );
+  }
+
+  /** Removes every volume labelled with `name`; a volume already gone is fine. */
+  protected async removeVolumes(ctx: OpContext, name: string): Promise<number> {
+    const volumes = await this.call(ctx, 'volumes', (a) => this.backend.listVolumes(ctx.host, a));
+    let n = 0;
+    for (const v of volumes) {
+      if (v.owner !== name || v.kind === 'base') continue;
+      await this.tolerateGone(() =>
+        this.call(ctx, 'delete-volume', (a) => this.backend.deleteVolume(ctx.host, v.name, a), name),
+      );
+      n += 1;
+    }
+    return n;
+  }
+
+  // ------------------------------------------------------------------ listByTag
+
+  async listByTag(opts?: CallOptions): Promise<Instance[]> {
+    const log = this.logger(opts);
+    try {
+      this.assertOpen(opts?.signal);
+      const out: Instance[] = [];
+      let skipped = 0;
+      for (const { name: host } of this.config.hosts) {
+        const ctx: OpContext = { op: 'listByTag', log, signal: opts?.signal, host };
+        const domains = await this.listHost(ctx);
+        if (!domains) continue;
+        for (const d of domains) {
+          if (!isInstanceName(d.name)) continue;
+          let metadata: string | undefined;
+          try {
+            metadata = await this.call(
+              ctx,
+              'metadata',
+              (a) => this.backend.domainMetadata(host, d.name, a),
+              d.name,
+            );
+          } catch (err) {
+            this.assertOpen(opts?.signal);
+            skipped += 1;
+            log.log(1, 'reference list skipped a domain it could not read', {
+              host,
+              name: d.name,
+              error: this.codeOf(err),
+            });
+            continue;
+          }
+          const reading = readMark(metadata);
+          if (reading.kind === 'unreadable') {
+            skipped += 1;
+            log.log(1, 'reference list skipped a domain with an unreadable mark', { host, name: d.name });
+            continue;
+          }
+          if (!this.isOurs(reading)) continue;
+          const mark = reading.kind === 'marked' ? reading.mark : { uid: '' };
+          // id, uid and createdAt come from the name and the mark only: no state or address call per domain.
+          out.push({
+            id: formatId(host, d.name),
+            uid: mark.uid,
+            state: mapState(d.state, undefined),
+            ...(mark.createdAt ? { createdAt: mark.createdAt } : {}),
+            ...(mark.installation ? { installation: mark.installation } : {}),
+          });
+        }
+      }
+      log.log(1, 'reference instances listed', { count: out.length, skipped });
+      return out;
+    } catch (err) {
+      throw this.fail(log, 'listByTag', err, {});
+    }
+  }
+
+  /** One host's domains, or undefined when the host is unreachable and the policy omits it. */
+  protected async listHost(ctx: OpContext) {
+    try {
+      return await this.call(ctx, 'list', (a) => this.backend.listDomains(ctx.host, a));
+    } catch (err) {
+      throwIfAborted(ctx.signal);
+      if (this.config.listPartial === 'fail-whole') throw err;
+      ctx.log.log(1, 'reference list left out a host', { host: ctx.host, error: this.codeOf(err) });
+      return undefined;
+    }
+  }
+
+  // ------------------------------------------------------------------ secondary resources
+
+  /** Volumes labelled with an instance name whose domain does not exist: what a failed create left. */
+  async listSecondary(opts?: CallOptions): Promise<SecondaryResource[]> {
+    const log = this.logger(opts);
+    try {
+      this.assertOpen(opts?.signal);
+      const out: SecondaryResource[] = [];
+      for (const { name: host } of this.config.hosts) {
+        const ctx: OpContext = { op: 'listSecondary', log, signal: opts?.signal, host };
+        const domains = await this.listHost(ctx);
+        if (!domains) continue;
+        const live = new Set(domains.map((d) => d.name));
+        for (const v of await this.call(ctx, 'volumes', (a) => this.backend.listVolumes(host, a))) {
+          if (v.kind === 'base' || !v.owner || live.has(v.owner)) continue;
+          out.push({
+            id: formatVolumeId(host, v.name),
+            kind: v.kind === 'seed' ? 'seed-iso' : 'volume',
+            instanceName: v.owner,
+          });
+        }
+      }
+      log.log(1, 'reference secondary resources listed', { count: out.length });
+      return out;
+    } catch (err) {
+      throw this.fail(log, 'listSecondary', err, {});
+    }
+  }
+
+  /** Deletes one leftover volume; refuses (no-op) when its instance exists again. */
+  async deleteSecondary(id: string, opts?: CallOptions): Promise<void> {
+    const log = this.logger(opts);
+    try {
+      this.assertOpen(opts?.signal);
+      const { host, volume } = parseVolumeId(id);
+      this.configuredHost(host);
+      const ctx: OpContext = { op: 'deleteSecondary', log, signal: opts?.signal, host };
+      const v = (await this.call(ctx, 'volumes', (a) => this.backend.listVolumes(host, a))).find(
+        (x) => x.name === volume,
+      );
+      if (!v) return;
+      if (v.owner && (await this.findExisting(ctx, v.owner))) {
+        log.log(1, 'reference kept a volume whose instance exists', { host, volume, instance: v.owner });
+        return;
+      }
+      await this.tolerateGone(() =>
+        this.call(ctx, 'delete-volume', (a) => this.backend.deleteVolume(host, volume, a)),
+      );
+      log.log(1, 'reference secondary resource deleted', { host, volume });
+    } catch (err) {
+      throw this.fail(log, 'deleteSecondary', err, { id });
+    }
+  }
+
+  /** Nothing to release in memory; later calls fail Permanent so a removed entry is not used by accident. */
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  // ------------------------------------------------------------------ plumbing
+
+  protected assertOpen(signal?: AbortSignal): void {
+    throwIfAborted(signal);
+    if (this.#closed) throw permanentError('the provider is closed');
+  }
+
+  protected logger(opts?: CallOptions): Logger {
+    return loggerOf(opts).child({ provider: this.name, type: this.type });
+  }
+
+  protected configuredHost(host: string): void {
+    if (!this.config.hosts.some((h) => h.name === host)) {
+      throw permanentError(
+        `host ${JSON.stringify(host)} is not configured (configured: ${this.config.hosts.map((h) => h.name).join(', ')})`,
+        {
+          code: ErrorCode.InvalidId,
+        },
+      );
+    }
+  }
+
+  /** One backend call: a child span, a V1 line, the token and the signal passed down. */
+  protected async call<T>(
+    ctx: OpContext,
+    step: string,
+    fn: (auth: BackendAuth) => Promise<T>,
+    name?: string,
+  ): Promise<T> {
+    const auth: BackendAuth = { token: this.config.token.reveal(), signal: ctx.signal };
+    const started = performance.now();
+    const fields: LogFields = { step, host: ctx.host, ...(name ? { name } : {}) };
+    // The line is written inside the span, so its traceId/spanId are the backend call's own.
+    return withSpan(`reference.${step}`, { 'reference.host': ctx.host, 'reference.step': step }, async () => {
+      try {
+        const v = await fn(auth);
+        ctx.log.log(1, 'reference backend call', { ...fields, ...traceFields(), ms: this.since(started) });
+        return v;
+      } catch (err) {
+        ctx.log.log(1, 'reference backend call', {
+          ...fields,
+          ...traceFields(),
+          ms: this.since(started),
+          error: this.codeOf(err),
+        });
+        throw err;
+      }
+    });
+  }
+
+  private since(started: number): number {
+    return Math.round(performance.now() - started);
+  }
+
+  protected async tolerateGone(fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      const gone =
+        ReferenceBackendError.isInstance(err) && (err.code === 'NO_DOMAIN' || err.code === 'NO_VOLUME');
+      const notRunning =
+        ReferenceBackendError.isInstance(err) && err.code === 'INVALID' && err.step === 'stop';
+      if (!gone && !notRunning) throw err;
+    }
+  }
+
+  /** Classifies any failure for the contract boundary, with this entry's name. */
+  protected classify(operation: string, err: unknown): ProviderError {
+    return classifyBackendError(this.name, operation, err);
+  }
+
+  protected fail(log: Logger, operation: string, err: unknown, fields: LogFields): ProviderError {
+    const e = this.classify(operation, err);
+    log.log(1, `reference ${operation} failed`, { ...fields, kind: e.kind, code: e.code, error: e.reason });
+    return e;
+  }
+
+  protected codeOf(err: unknown): string {
+    if (ReferenceBackendError.isInstance(err) || ProviderError.isInstance(err)) return err.code;
+    return err instanceof Error ? err.name : 'unknown';
+  }
+}

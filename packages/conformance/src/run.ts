@@ -1,0 +1,139 @@
+import { type ConformanceCase, DEFAULT_CASE_TIMEOUT_MS } from './case.js';
+import { conformanceCases } from './cases/index.js';
+import { type CaseSession, createCaseSession } from './context.js';
+import { ConformanceFailure, describeError } from './failure.js';
+import type { ConformanceFixture, ConformanceHarness } from './fixture.js';
+
+export interface SelectOptions {
+  /** Run only these case ids. */
+  only?: readonly string[];
+  /** Case ids the harness declares it does not meet yet, with the reason (shown as a skip). */
+  exclude?: Readonly<Record<string, string>>;
+}
+
+export interface RunOptions extends SelectOptions {
+  /** Overrides every case's own bound (ms). */
+  timeoutMs?: number;
+}
+
+export type CaseStatus = 'passed' | 'failed' | 'skipped';
+
+export interface CaseOutcome {
+  id: string;
+  title: string;
+  status: CaseStatus;
+  /** Why it was skipped, or why it failed. */
+  reason?: string;
+  error?: unknown;
+  notes: readonly string[];
+}
+
+/** Why a case does not run for this fixture and these options, or true when it runs. */
+export function decide(
+  c: ConformanceCase,
+  fixture: ConformanceFixture,
+  options: SelectOptions = {},
+): true | string {
+  const excluded = options.exclude?.[c.id];
+  if (excluded !== undefined) return `excluded by the harness: ${excluded}`;
+  return c.applies(fixture);
+}
+
+/** The cases selected by `only`, with unknown ids rejected so a typo cannot silently run nothing. */
+export function selectCases(options: SelectOptions = {}): readonly ConformanceCase[] {
+  const all = conformanceCases();
+  const known = new Set(all.map((c) => c.id));
+  for (const id of [...(options.only ?? []), ...Object.keys(options.exclude ?? {})]) {
+    if (!known.has(id)) throw new TypeError(`unknown conformance case id ${JSON.stringify(id)}`);
+  }
+  return options.only ? all.filter((c) => options.only!.includes(c.id)) : all;
+}
+
+async function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new ConformanceFailure(`${what} did not finish within ${ms} ms`)),
+          ms,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A case opened on its fixture: run it, then always clean up. */
+export interface OpenCase {
+  session: CaseSession;
+  fixture: ConformanceFixture;
+  run(): Promise<void>;
+  /** Deletes what the case made and disposes of the fixture; throws when something could not be deleted. */
+  close(): Promise<void>;
+}
+
+export function openCase(c: ConformanceCase, fixture: ConformanceFixture, timeoutMs?: number): OpenCase {
+  const session = createCaseSession(c.id, fixture);
+  let closed = false;
+  return {
+    session,
+    fixture,
+    run: () => bounded(c.run(session.ctx), timeoutMs ?? c.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, c.id),
+    async close() {
+      if (closed) return;
+      closed = true;
+      let leftovers: string[] = [];
+      try {
+        leftovers = await session.cleanup();
+      } finally {
+        await fixture.dispose?.();
+      }
+      if (leftovers.length > 0) {
+        throw new ConformanceFailure(`${c.id} cleanup could not delete everything: ${leftovers.join('; ')}`);
+      }
+    },
+  };
+}
+
+/**
+ * Runs the selected cases one after another, each on a fresh fixture, and reports each outcome.
+ * Never throws for a failing case; the kit's own tests use it to show a broken provider fails.
+ */
+export async function runConformance(
+  harness: ConformanceHarness,
+  options: RunOptions = {},
+): Promise<CaseOutcome[]> {
+  const outcomes: CaseOutcome[] = [];
+  for (const c of selectCases(options)) {
+    const fixture = await harness({ caseId: c.id });
+    const decision = decide(c, fixture, options);
+    if (decision !== true) {
+      await fixture.dispose?.();
+      outcomes.push({ id: c.id, title: c.title, status: 'skipped', reason: decision, notes: [] });
+      continue;
+    }
+    const open = openCase(c, fixture, options.timeoutMs);
+    let error: unknown;
+    try {
+      await open.run();
+    } catch (err) {
+      error = err;
+    }
+    try {
+      await open.close();
+    } catch (err) {
+      error ??= err;
+    }
+    outcomes.push({
+      id: c.id,
+      title: c.title,
+      status: error === undefined ? 'passed' : 'failed',
+      ...(error === undefined ? {} : { reason: describeError(error), error }),
+      notes: [...open.session.ctx.notes],
+    });
+  }
+  return outcomes;
+}

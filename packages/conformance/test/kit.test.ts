@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Instance, transientError } from '@egress-proxies/contract';
+import { describe, expect, it } from 'vitest';
+import {
+  type ConformanceHarness,
+  conformanceCases,
+  describeProviderConformance,
+  renderConformanceList,
+  runConformance,
+  type SuiteApi,
+} from '../src/index.js';
+import { createReferenceHarness, type ReferenceBackend, ReferenceProvider } from '../src/reference/index.js';
+import { MUTANTS } from './mutants/mutants.js';
+
+const readDoc = () => readFileSync(join(import.meta.dirname, '../../../docs/conformance-list.md'), 'utf8');
+
+/** The cells of every markdown table row, trimmed, with escaped pipes restored (formatting-proof). */
+function tableRows(doc: string): string[][] {
+  return doc
+    .split('\n')
+    .filter((l) => l.startsWith('|') && !/^\|[\s:|-]+\|$/.test(l))
+    .map((l) =>
+      l
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim().replaceAll('\\|', '|')),
+    );
+}
+
+describe('the case list', () => {
+  const cases = conformanceCases();
+
+  it('has unique, stable-looking ids and a title, a proof and a gate for every case', () => {
+    const ids = cases.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const c of cases) {
+      expect(c.id).toMatch(/^(CREATE|GET|DELETE|LIST|OPS|CHECK)-\d\d$/);
+      expect(c.title.length).toBeGreaterThan(10);
+      expect(c.proves.length).toBeGreaterThan(10);
+      expect(c.gate.length).toBeGreaterThan(0);
+    }
+    expect(renderConformanceList()).toContain('| `CREATE-01` | the same request ten times');
+  });
+
+  it('is what docs/conformance-list.md documents, case for case', () => {
+    const documented = tableRows(readDoc()).filter((r) => /^`[A-Z]+-\d\d`$/.test(r[0] ?? ''));
+    expect(documented).toEqual(cases.map((c) => [`\`${c.id}\``, c.title, c.proves, c.gate]));
+  });
+});
+
+describe('runConformance', () => {
+  it('passes every case on the reference provider with the other list-partial policy', async () => {
+    const outcomes = await runConformance(createReferenceHarness({ listPartial: 'omit-unreachable' }));
+    const bad = outcomes.filter((o) => o.status !== 'passed').map((o) => `${o.id}: ${o.reason}`);
+    expect(bad).toEqual([]);
+    expect(outcomes).toHaveLength(conformanceCases().length);
+  });
+
+  it('runs only the selected cases and reports excluded ones as skipped with the reason', async () => {
+    const outcomes = await runConformance(createReferenceHarness(), {
+      only: ['CREATE-01', 'GET-01'],
+      exclude: { 'GET-01': 'known gap, tracked elsewhere' },
+    });
+    expect(outcomes.map((o) => [o.id, o.status])).toEqual([
+      ['CREATE-01', 'passed'],
+      ['GET-01', 'skipped'],
+    ]);
+    expect(outcomes[1]?.reason).toContain('known gap');
+  });
+
+  it('rejects an unknown case id instead of silently running nothing', async () => {
+    await expect(runConformance(createReferenceHarness(), { only: ['CREATE-99'] })).rejects.toThrow(
+      /CREATE-99/,
+    );
+  });
+
+  it('deletes everything a case made even when the case fails', async () => {
+    const backends: ReferenceBackend[] = [];
+    const nonIdempotent = MUTANTS.find((m) => m.name === 'non-idempotent create')!;
+    const harness = createReferenceHarness({
+      makeProvider: (args) => {
+        backends.push(args.backend);
+        return nonIdempotent.make(args);
+      },
+    });
+    const outcomes = await runConformance(harness, { only: ['CREATE-01', 'CREATE-10', 'CREATE-11'] });
+    expect(outcomes.map((o) => o.status)).toEqual(['failed', 'failed', 'failed']);
+    for (const b of backends) {
+      expect(b.domains()).toEqual([]);
+      expect(b.volumes().filter((v) => v.kind !== 'base')).toEqual([]);
+    }
+  });
+
+  it('fails a passing case whose leftovers cannot be deleted, naming them', async () => {
+    class CannotDelete extends ReferenceProvider {
+      override async delete(): Promise<void> {
+        throw transientError('backend refuses deletes today', { provider: this.name, operation: 'delete' });
+      }
+    }
+    const harness = createReferenceHarness({
+      makeProvider: (args) => ({ provider: new CannotDelete(args) }),
+    });
+    const [outcome] = await runConformance(harness, { only: ['CREATE-09'] });
+    expect(outcome?.status).toBe('failed');
+    expect(outcome?.reason).toMatch(
+      /CREATE-09 cleanup could not delete everything: delete hosts\/alpha\/domains\/proxy-/,
+    );
+  });
+
+  it('fails a case whose provider hangs, within the case bound', async () => {
+    class HangingGet extends ReferenceProvider {
+      override get(): Promise<Instance> {
+        return new Promise<Instance>(() => {});
+      }
+    }
+    const harness = createReferenceHarness({ makeProvider: (args) => ({ provider: new HangingGet(args) }) });
+    const [outcome] = await runConformance(harness, { only: ['GET-05'], timeoutMs: 12_000 });
+    expect(outcome?.status).toBe('failed');
+    expect(outcome?.reason).toMatch(/did not return/);
+  });
+});
+
+describe('describeProviderConformance', () => {
+  function recordingApi() {
+    const tests: string[] = [];
+    const skipped: string[] = [];
+    const pending: Promise<void>[] = [];
+    const api: SuiteApi = {
+      describe: (_name, fn) => {
+        const r = fn();
+        if (r) pending.push(r);
+      },
+      it: Object.assign((name: string) => void tests.push(name), {
+        skip: (name: string) => void skipped.push(name),
+      }),
+      afterEach: () => {},
+    };
+    return { api, tests, skipped, pending };
+  }
+
+  it('declares non-applicable cases skipped with the reason in the title, and prints the reasons', async () => {
+    const base = createReferenceHarness();
+    const harness: ConformanceHarness = async (info) => {
+      const f = await base(info);
+      const { checker: _dropped, ...rest } = f;
+      return { ...rest, profile: { ...f.profile, quota: 'absent', createReturn: 'submit' } };
+    };
+    const printed: string[] = [];
+    const { api, tests, skipped, pending } = recordingApi();
+    describeProviderConformance(harness, { api, print: (l) => printed.push(l) });
+    while (pending.length) await pending.shift();
+    const skippedIds = skipped.map((t) => t.slice(0, t.indexOf(' ')));
+    expect(skippedIds.sort()).toEqual([
+      'CHECK-01',
+      'CHECK-02',
+      'CHECK-03',
+      'CHECK-04',
+      'CREATE-03',
+      'CREATE-07',
+      'CREATE-11',
+    ]);
+    expect(skipped.find((t) => t.startsWith('CREATE-07'))).toMatch(/\[skipped: profile\.quota is "absent"/);
+    expect(skipped.find((t) => t.startsWith('CHECK-01'))).toMatch(/no Checker/);
+    expect(tests).toHaveLength(conformanceCases().length - skipped.length);
+    expect(tests.every((t) => /^[A-Z]+-\d\d /.test(t))).toBe(true);
+    expect(printed.join('\n')).toMatch(
+      /7 cases skipped[\s\S]*CREATE-03 skipped: profile\.createReturn is "submit"/,
+    );
+  });
+});
+
+describe('the broken-variant table in docs/conformance-list.md', () => {
+  it('lists every mutant the kit tests, with the cases that catch it', () => {
+    const rows = tableRows(readDoc());
+    for (const m of MUTANTS) {
+      const row = rows.find((r) => r[0] === m.name);
+      expect(row, m.name).toBeDefined();
+      expect(row?.[2]).toBe(m.caughtBy.map((id) => `\`${id}\``).join(', '));
+    }
+  });
+});
