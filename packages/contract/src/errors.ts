@@ -41,6 +41,8 @@ export const ErrorCode = {
   CertificateInvalid: 'CERTIFICATE_INVALID',
   CredentialsUnavailable: 'CREDENTIALS_UNAVAILABLE',
   BackendError: 'BACKEND_ERROR',
+  /** A call after `close()`. */
+  ProviderClosed: 'PROVIDER_CLOSED',
 } as const;
 
 const defaultCode: Record<ErrorKind, string> = {

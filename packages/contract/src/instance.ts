@@ -13,6 +13,11 @@ export interface Instance {
   state: InstanceState;
   /** The address clients connect to; present only when `state` is `Running`. */
   ip?: string;
+  /**
+   * The port clients connect to, when it differs from the request's port (a provider that runs
+   * several proxies on one address allocates ports); absent means the request's port.
+   */
+  port?: number;
   /** When the instance was created, read back from the backend; `undefined` when unknown. */
   createdAt?: Date;
   /** The installation id read back from the mark, when the backend carries one. */

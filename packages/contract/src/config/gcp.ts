@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { INSTALLATION_LABEL, MANAGED_LABEL, UID_LABEL } from '../marks.js';
-import { ALWAYS, catalogue, cidrList, int, pattern, uniqueStrings } from './fields.js';
+import { ALWAYS, catalogue, cidr, int, pattern, uniqueStrings } from './fields.js';
 import { formatValue } from './format-value.js';
 
 export const GCP_DEFAULTS = {
@@ -99,10 +99,15 @@ export const gcpConfigSchema = z.strictObject({
   firewall: z
     .strictObject({
       enabled: z.boolean().default(false),
-      sourceRanges: cidrList().optional(),
+      // Empty is accepted so a parsed block parses again unchanged (providers re-validate what
+      // the operator already loaded); enabled still needs at least one range.
+      sourceRanges: z
+        .array(cidr())
+        .superRefine((list, ctx) => uniqueStrings(list, ctx, 'CIDR'), ALWAYS)
+        .optional(),
     })
     .superRefine((f, ctx) => {
-      if (f.enabled === true && f.sourceRanges === undefined) {
+      if (f.enabled === true && (f.sourceRanges === undefined || f.sourceRanges.length === 0)) {
         ctx.addIssue({
           code: 'custom',
           path: ['sourceRanges'],

@@ -14,7 +14,7 @@ export const localConfigSchema = z.strictObject({
   /** Where each proxy's state file (its mark) and runtime files live. */
   stateDir: filePath(),
   bindAddress: ipAddress().default(LOCAL_DEFAULTS.bindAddress),
-  /** Ports handed to proxies; a create whose port is outside is refused. */
+  /** Ports handed to proxies: the request's port when it is inside and free, otherwise one allocated from the range. */
   portRange: range(1, 65535).default(() => ({ ...LOCAL_DEFAULTS.portRange })),
   /** The Squid binary; looked up on PATH when absent. */
   squidPath: absolutePath('absolute path to the squid binary').optional(),

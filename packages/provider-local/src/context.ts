@@ -1,0 +1,49 @@
+import type { Logger } from '@egress-proxies/contract';
+import type { KeyedLock } from '@egress-proxies/keyedlock';
+import type { LocalBackend } from './backend.js';
+import type { LocalConfig } from './config.js';
+import type { StatePaths } from './paths.js';
+
+/** Time budgets of one provider; each bounds a wait on the host, whatever the caller's signal. */
+export interface Timing {
+  /** How long create waits for a started proxy's port to accept connections. */
+  readyTimeoutMs: number;
+  /** How long delete waits after SIGTERM before it sends SIGKILL. */
+  stopGraceMs: number;
+  /** How long delete waits after SIGKILL before it gives up (Transient). */
+  killWaitMs: number;
+  /** The poll interval of those waits. */
+  pollIntervalMs: number;
+}
+
+export const DEFAULT_TIMING: Timing = {
+  readyTimeoutMs: 15_000,
+  stopGraceMs: 5_000,
+  killWaitMs: 3_000,
+  pollIntervalMs: 50,
+};
+
+/** Everything one provider shares between its operations. */
+export interface Shared {
+  providerName: string;
+  config: LocalConfig;
+  paths: StatePaths;
+  timing: Timing;
+  /** Serialises create and delete per instance name. */
+  locks: KeyedLock<string>;
+  /** Ports handed out by a create that has not finished yet (not bound by a process yet). */
+  reservedPorts: Set<number>;
+  /** The addresses of this host, for validating `placement.zone`. */
+  localAddresses(): string[];
+  /** Whether this process runs as root (Squid then drops to its own user). */
+  isRoot(): boolean;
+}
+
+/** One operation's view: the shared state plus its observed backend, signal and logger. */
+export interface OpContext extends Shared {
+  backend: LocalBackend;
+  /** The same backend, logging each call at V2: for the calls of polling waits. */
+  pollBackend: LocalBackend;
+  signal: AbortSignal | undefined;
+  logger: Logger;
+}

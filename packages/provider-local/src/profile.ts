@@ -1,0 +1,38 @@
+import { InstanceState, type ProviderProfile } from '@egress-proxies/contract';
+
+/** How the local provider meets the contract, axis by axis (the README explains each answer). */
+export const LOCAL_PROFILE: ProviderProfile = Object.freeze({
+  readiness: 'immediate',
+  createReturn: 'blocking',
+  deleteReturn: 'waits',
+  ipSource: 'assigned-at-create',
+  gcMark: 'state-files',
+  createdAt: 'written-at-create',
+  listPartial: 'not-applicable',
+  listSkipsUnreadable: true,
+  quota: 'detected',
+  notFound: 'error-code',
+  primaryKey: 'name-is-key',
+  provisioningState: 'create-blocks',
+  asyncOps: 'none',
+  secondaryResources: 'explicit',
+  credentials: 'none',
+  clientKind: 'local-process',
+  timeouts: 'per-call',
+  logging: 'tiered',
+  childSpans: 'span-decorator',
+  backendTest: 'real-backend-in-ci',
+  states: [InstanceState.Provisioning, InstanceState.Running, InstanceState.Stopped],
+  notes: {
+    readiness: 'a process starts in well under a second (Squid about one)',
+    createReturn: 'waits until the port accepts a connection, bounded by readyTimeoutMs',
+    ipSource: 'the bind address (loopback when binding every address); the port is in LocalInstance.port',
+    gcMark: 'one JSON state file per instance under <stateDir>/instances',
+    listPartial: 'one directory read covers every instance',
+    quota: 'no free port left in portRange, or ENOSPC/EDQUOT on the state directory',
+    notFound: 'ENOENT on the state file; a pid that is gone or reused reads as Stopped, not NotFound',
+    secondaryResources: 'the runtime directory (<stateDir>/run/<name>: config, logs), removed by name',
+    timeouts: 'readyTimeoutMs for create, stopGraceMs and killWaitMs for delete',
+    logging: 'V1 one line per host call and per outcome; V2 detail and the calls of polling waits',
+  },
+});

@@ -1,0 +1,147 @@
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { ErrorCode, InstanceState, isPermanent, isTransient, ProviderError } from '@egress-proxies/contract';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createLocalProvider,
+  createOsBackend,
+  type LocalBackend,
+  LocalErrorCode,
+  type LocalInstance,
+} from '../src/index.js';
+import { killAllAndRemove, makeRequest, tempStateDir } from './helpers.js';
+
+const RANGE = { min: 23050, max: 23059 };
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function stateDir(label: string) {
+  const dir = await tempStateDir(label);
+  cleanups.push(() => killAllAndRemove(dir));
+  return dir;
+}
+
+function hold(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen({ host: '127.0.0.1', port, exclusive: true }, () => {
+      cleanups.push(() => new Promise((r) => s.close(() => r())));
+      resolve(s);
+    });
+  });
+}
+
+describe('create failures on the real host', () => {
+  it('fails fast with PROCESS_EXITED when the port is taken between allocation and spawn, and a retry takes another port', async () => {
+    const dir = await stateDir('stolen');
+    const os = createOsBackend(dir);
+    let stolen: number | undefined;
+    // Someone binds the allocated port right before the proxy starts.
+    const racing: LocalBackend = {
+      ...os,
+      async spawn(signal, spec) {
+        const conf = JSON.parse(
+          await import('node:fs/promises').then((f) =>
+            f.readFile(join(spec.runtimeDir, 'node-proxy.json'), 'utf8'),
+          ),
+        );
+        if (stolen === undefined) {
+          stolen = conf.port as number;
+          await hold(stolen);
+        }
+        return os.spawn(signal, spec);
+      },
+    };
+    const { provider } = createLocalProvider(
+      { stateDir: dir, engine: 'node', portRange: RANGE },
+      { backend: racing, name: 'local-failures' },
+    );
+    const req = makeRequest();
+    const err = await provider.create(req).catch((e: unknown) => e);
+    expect(isTransient(err)).toBe(true);
+    expect((err as ProviderError).code).toBe(LocalErrorCode.ProcessExited);
+    expect((err as ProviderError).provider).toBe('local-failures');
+    // The error carries the end of the runner's stderr, which names the cause.
+    expect((err as Error).message).toContain('EADDRINUSE');
+    expect((await provider.get(`local/${req.name}`)).state).toBe(InstanceState.Stopped);
+    const id = await provider.create(req);
+    const inst = (await provider.get(id)) as LocalInstance;
+    expect(inst.state).toBe(InstanceState.Running);
+    expect(inst.port).not.toBe(stolen);
+  });
+
+  it('reports no free port in the range as QuotaExceeded NO_FREE_PORT', async () => {
+    const dir = await stateDir('full');
+    const { provider } = createLocalProvider({
+      stateDir: dir,
+      engine: 'node',
+      portRange: { min: 23060, max: 23061 },
+    });
+    await hold(23060);
+    await hold(23061);
+    const err = await provider.create(makeRequest()).catch((e: unknown) => e);
+    expect(ProviderError.isInstance(err) && err.kind).toBe('QuotaExceeded');
+    expect((err as ProviderError).code).toBe(LocalErrorCode.NoFreePort);
+    expect((err as Error).message).toContain('23060-23061');
+  });
+
+  it('refuses engine squid with a squidPath that does not exist as Permanent ENGINE_UNAVAILABLE', async () => {
+    const dir = await stateDir('nosquid');
+    const { provider, checker } = createLocalProvider({
+      stateDir: dir,
+      engine: 'squid',
+      squidPath: '/nonexistent/sbin/squid',
+      portRange: RANGE,
+    });
+    const err = await provider.create(makeRequest()).catch((e: unknown) => e);
+    expect(isPermanent(err)).toBe(true);
+    expect((err as ProviderError).code).toBe(LocalErrorCode.EngineUnavailable);
+    expect((err as Error).message).toContain('/nonexistent/sbin/squid');
+    const [r] = await checker.check();
+    expect(r).toMatchObject({ ready: false, reason: 'EngineUnavailable' });
+    expect(r!.message).toContain('/nonexistent/sbin/squid');
+  });
+
+  it('reports a state directory that cannot be created as StateDirUnwritable', async () => {
+    const dir = await stateDir('blocked');
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a directory');
+    const { checker } = createLocalProvider({
+      stateDir: join(file, 'state'),
+      engine: 'node',
+      portRange: RANGE,
+    });
+    const [r] = await checker.check();
+    expect(r).toMatchObject({ ready: false, reason: 'StateDirUnwritable' });
+    expect(r!.details.stateDir).toBe(join(file, 'state'));
+  });
+
+  it('rejects bad requests as Permanent INVALID_REQUEST naming the value, before touching the host', async () => {
+    const dir = await stateDir('bad');
+    const { provider } = createLocalProvider({ stateDir: dir, engine: 'node', portRange: RANGE });
+    for (const [over, shown] of [
+      [{ name: '../etc' }, '"../etc"'],
+      [{ port: 0 }, '0'],
+      [{ port: 1.5 }, '1.5'],
+    ] as const) {
+      const err = await provider.create(makeRequest(over)).catch((e: unknown) => e);
+      expect((err as ProviderError).code).toBe(ErrorCode.InvalidRequest);
+      expect((err as Error).message).toContain(shown);
+    }
+    expect(await provider.listByTag()).toEqual([]);
+  });
+
+  it('rejects an invalid config naming the field', () => {
+    expect(() => createLocalProvider({ stateDir: '/x', portRange: { min: 5, max: 4 } })).toThrow(
+      /portRange.*min 5 must be <= max 4/,
+    );
+    expect(() => createLocalProvider({ stateDir: '/x', bindAddress: 'localhost' })).toThrow(
+      /bindAddress.*"localhost"/,
+    );
+  });
+});
