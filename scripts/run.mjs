@@ -48,18 +48,24 @@ if (job === 'test') {
   const [cmd, pre] = install();
   const failures = [];
   if (step('lint', cmd, [...pre, 'exec', 'biome', 'check', '.']) !== 0) failures.push('lint');
-  if (step('typecheck', cmd, [...pre, 'exec', 'turbo', 'run', 'typecheck', '--output-logs=errors-only']) !== 0)
+  if (
+    step('typecheck', cmd, [...pre, 'exec', 'turbo', 'run', 'typecheck', '--output-logs=errors-only']) !== 0
+  )
     failures.push('typecheck');
   // Tests of every package, then the package checks; the summary reads what each wrote down.
   step('test', cmd, [...pre, 'exec', 'turbo', 'run', 'test', '--continue', '--concurrency=2']);
-  step('package checks (publint, attw, node 20/22 imports)', process.execPath, ['scripts/check-packages.mjs']);
+  step('package checks (publint, attw, node 20/22 imports)', process.execPath, [
+    'scripts/check-packages.mjs',
+  ]);
   const code = run(process.execPath, ['scripts/summary.mjs', ...failures.map((f) => `--failed-step=${f}`)]);
   process.exit(code);
 } else if (job === 'start') {
   const [cmd, pre] = install();
   // Until the operator's standalone mode lands, the main job is the conformance kit run over
   // the reference provider, with its readable report.
-  process.exit(run(cmd, [...pre, '--filter', '@egress-proxies/conformance', 'run', 'report', ...process.argv.slice(3)]));
+  process.exit(
+    run(cmd, [...pre, '--filter', '@egress-proxies/conformance', 'run', 'report', ...process.argv.slice(3)]),
+  );
 } else {
   console.error(`usage: node scripts/run.mjs test|start   (got ${JSON.stringify(job)})`);
   process.exit(2);

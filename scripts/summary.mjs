@@ -21,7 +21,9 @@ for (const p of workspacePackages()) {
   const r = JSON.parse(readFileSync(file, 'utf8'));
   const pend = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   // Suites that failed to load report no tests; count each as a failure.
-  const broken = (r.testResults ?? []).filter((t) => t.status === 'failed' && t.assertionResults.length === 0).length;
+  const broken = (r.testResults ?? []).filter(
+    (t) => t.status === 'failed' && t.assertionResults.length === 0,
+  ).length;
   passed += r.numPassedTests;
   failed += r.numFailedTests + broken;
   skipped += pend;

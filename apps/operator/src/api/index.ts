@@ -1,0 +1,7 @@
+export { crdFiles, providerHealthCrd, proxyCrd } from './crd.js';
+export { DURATION_RE, parseDuration } from './duration.js';
+export * from './group.js';
+export * from './provider-health.js';
+export * from './proxy.js';
+export { type OpenApiSchema, type SchemaIssue, SchemaNode, s, validate } from './schema.js';
+export { ProxySpecError, validateProxySpec } from './validate.js';

@@ -1,0 +1,234 @@
+import { type Logger, traceFields } from '@egress-proxies/contract';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { FINALIZER } from '../api/group.js';
+import type { ProxyObject } from '../api/proxy.js';
+import type { OperatorMetrics } from '../metrics/metrics.js';
+import type { Clock } from '../queue/clock.js';
+import type { RateLimiterOptions } from '../queue/rate-limiter.js';
+import { WorkQueue } from '../queue/work-queue.js';
+import { reconcileProxy } from '../reconcile/reconcile-proxy.js';
+import type { ProbeFn, ProviderHandle, ReconcileContext, ReconcileResult } from '../reconcile/types.js';
+import { describeKubeError } from '../store/kube-errors.js';
+import { type ProxyKey, type ProxyStore, proxyKey } from '../store/proxy-store.js';
+import { operatorTracer } from '../tracing/tracer.js';
+import { type OpLogger, silentOpLogger } from './op-logger.js';
+import { instrumentedCall } from './provider-call.js';
+
+/** What the controller needs to know about providers. */
+export interface ProviderLookup {
+  get(name: string): ProviderHandle | undefined;
+  names(): string[];
+}
+
+export interface ProxyControllerOptions {
+  store: ProxyStore;
+  providers: ProviderLookup;
+  installation: string;
+  probe: ProbeFn;
+  /** Concurrent reconciles (distinct keys); 4 when absent. */
+  workers?: number;
+  clock?: Clock;
+  rateLimiter?: RateLimiterOptions;
+  metrics?: OperatorMetrics;
+  logger?: OpLogger;
+  /** What providers log through (V1/V2 lines). */
+  providerLogger?: Logger;
+  defaultProbeTarget?: string;
+  pollIntervalMs?: number;
+  failedProbeRetryMs?: number;
+  resyncMs?: number;
+  blockedRetryMs?: number;
+  /** The budget of one reconcile; 10 min when absent (a blocking create can take minutes). */
+  reconcileTimeoutMs?: number;
+}
+
+/**
+ * Runs the Proxy reconciler: store changes feed a keyed work queue, N workers take distinct
+ * keys, each result is written back through the store and decides the key's next visit.
+ */
+export class ProxyController {
+  readonly queue: WorkQueue<ProxyKey>;
+  readonly #log: OpLogger;
+  readonly #workers: Promise<void>[] = [];
+  #unsubscribe?: () => void;
+  #abort = new AbortController();
+  /**
+   * The objects this controller wrote last, by key: the informer's cache can lag behind our own
+   * writes, and reconciling the older copy would repeat work (a create, a delete) already done.
+   */
+  readonly #written = new Map<ProxyKey, ProxyObject>();
+
+  constructor(private readonly opts: ProxyControllerOptions) {
+    this.queue = new WorkQueue<ProxyKey>({
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
+    });
+    this.#log = opts.logger ?? silentOpLogger;
+  }
+
+  /** Subscribes to the store (already started), queues every Proxy and starts the workers. */
+  start(): void {
+    this.#unsubscribe = this.opts.store.onChange((key) => this.queue.add(key));
+    for (const p of this.opts.store.list()) this.queue.add(proxyKey(p));
+    const n = this.opts.workers ?? 4;
+    for (let i = 0; i < n; i++) this.#workers.push(this.#work());
+  }
+
+  /** Stops taking keys and waits for reconciles in flight (aborting them after `graceMs`). */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.#unsubscribe?.();
+    this.queue.shutDown();
+    const t = setTimeout(() => this.#abort.abort(new Error('operator stopping')), graceMs);
+    await Promise.all(this.#workers);
+    clearTimeout(t);
+  }
+
+  /** Queues every Proxy that uses (or holds an instance of) one of `providers`. */
+  enqueueProviders(providers: readonly string[]): void {
+    const set = new Set(providers);
+    for (const p of this.opts.store.list()) {
+      if (set.has(p.spec?.provider ?? '') || set.has(p.status?.instanceProvider ?? ''))
+        this.queue.add(proxyKey(p));
+    }
+  }
+
+  async #work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.processKey(key);
+      } catch (err) {
+        this.#log.error({ proxy: key, error: String(err) }, 'reconcile loop failed');
+        this.queue.addRateLimited(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  /** One reconcile of `key`, its writes and its requeue decision. */
+  async processKey(key: ProxyKey): Promise<ReconcileResult | undefined> {
+    const proxy = this.#freshest(key);
+    if (!proxy) {
+      this.queue.forget(key);
+      return undefined;
+    }
+    const started = performance.now();
+    const log = this.#log.child({ proxy: key });
+    return operatorTracer().startActiveSpan(
+      'reconcile',
+      { attributes: { 'proxy.namespace': proxy.metadata.namespace, 'proxy.name': proxy.metadata.name } },
+      async (span) => {
+        let outcome = 'error';
+        try {
+          const signal = AbortSignal.any([
+            this.#abort.signal,
+            AbortSignal.timeout(this.opts.reconcileTimeoutMs ?? 600_000),
+          ]);
+          const result = await reconcileProxy(proxy, this.#context(signal, log));
+          outcome = result.outcome;
+          await this.#apply(proxy, result, log);
+          this.#requeue(key, result);
+          span.setAttribute('reconcile.outcome', outcome);
+          if (result.status?.phase && result.status.phase !== proxy.status?.phase) {
+            log.info(
+              {
+                phase: result.status.phase,
+                from: proxy.status?.phase ?? '',
+                message: result.status.message,
+                ...traceFields(),
+              },
+              'proxy phase changed',
+            );
+          } else {
+            log.debug({ outcome, requeue: result.requeue, ...traceFields() }, 'reconciled');
+          }
+          return result;
+        } catch (err) {
+          const message = describeKubeError(err);
+          span.recordException({ name: 'Error', message });
+          span.setStatus({ code: SpanStatusCode.ERROR, message });
+          log.warn({ error: message, ...traceFields() }, 'reconcile failed; retrying with backoff');
+          this.queue.addRateLimited(key);
+          return undefined;
+        } finally {
+          this.opts.metrics?.reconciles.inc({ outcome });
+          this.opts.metrics?.reconcileDuration.observe({ outcome }, (performance.now() - started) / 1000);
+          span.end();
+        }
+      },
+    );
+  }
+
+  #freshest(key: ProxyKey): ProxyObject | undefined {
+    const cached = this.opts.store.get(key);
+    const mine = this.#written.get(key);
+    if (!cached || !mine) {
+      this.#written.delete(key);
+      return cached;
+    }
+    const rv = (p: ProxyObject) => Number(p.metadata.resourceVersion ?? Number.NaN);
+    if (cached.metadata.uid === mine.metadata.uid && rv(mine) > rv(cached)) return mine;
+    this.#written.delete(key);
+    return cached;
+  }
+
+  #context(signal: AbortSignal, log: OpLogger): ReconcileContext {
+    const { opts } = this;
+    const metrics = opts.metrics;
+    const probe: ProbeFn = async (req, s) => {
+      const r = await opts.probe(req, s);
+      metrics?.probeLatency.observe({ result: r.ok ? 'ok' : 'failed' }, r.latencyMs / 1000);
+      if (!r.ok) log.debug({ target: req.target, error: r.error }, 'probe failed');
+      return r;
+    };
+    return {
+      now: () => new Date(opts.clock ? opts.clock.now() : Date.now()),
+      provider: (n) => opts.providers.get(n),
+      providerNames: () => opts.providers.names(),
+      installation: opts.installation,
+      probe,
+      readCloudInitSecret: (p: ProxyObject, name, key, s) =>
+        opts.store.readSecret(p.metadata.namespace, name, key, s),
+      call: instrumentedCall({
+        ...(metrics ? { metrics } : {}),
+        ...(opts.providerLogger ? { logger: opts.providerLogger } : {}),
+      }),
+      ...(opts.defaultProbeTarget ? { defaultProbeTarget: opts.defaultProbeTarget } : {}),
+      ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
+      ...(opts.failedProbeRetryMs !== undefined ? { failedProbeRetryMs: opts.failedProbeRetryMs } : {}),
+      ...(opts.resyncMs !== undefined ? { resyncMs: opts.resyncMs } : {}),
+      ...(opts.blockedRetryMs !== undefined ? { blockedRetryMs: opts.blockedRetryMs } : {}),
+      signal,
+    };
+  }
+
+  async #apply(proxy: ProxyObject, result: ReconcileResult, log: OpLogger): Promise<void> {
+    const { store } = this.opts;
+    let current = proxy;
+    if (result.finalizer === 'add') current = await store.addFinalizer(current, FINALIZER);
+    // Events first: a status write can fail on a conflict, and the event still says what happened.
+    await Promise.all(result.events.map((e) => store.event(current, e.type, e.reason, e.message)));
+    for (const e of result.events) {
+      if (e.type === 'Warning') log.warn({ reason: e.reason, message: e.message }, 'proxy event');
+    }
+    if (result.status) current = await store.updateStatus(current, result.status);
+    if (result.finalizer === 'remove') {
+      await store.removeFinalizer(current, FINALIZER);
+      this.#written.delete(proxyKey(proxy));
+    } else if (current !== proxy && current.metadata?.resourceVersion) {
+      this.#written.set(proxyKey(proxy), current);
+    }
+  }
+
+  #requeue(key: ProxyKey, result: ReconcileResult): void {
+    const r = result.requeue;
+    if (r.type === 'backoff') {
+      this.queue.addRateLimited(key, r.tier);
+      return;
+    }
+    this.queue.forget(key);
+    if (r.type === 'after') this.queue.addAfter(key, r.ms);
+  }
+}

@@ -1,0 +1,79 @@
+import type { ProviderHealthStatus, ProviderHealthTarget } from '../api/provider-health.js';
+import type { OpLogger } from '../controller/op-logger.js';
+import { silentOpLogger } from '../controller/op-logger.js';
+import type { OperatorMetrics } from '../metrics/metrics.js';
+import type { ProviderSlot } from '../providers/provider-set.js';
+import type { HealthStore } from '../store/proxy-store.js';
+
+export interface HealthCheckerOptions {
+  store: HealthStore;
+  /** The budget of one provider's check; 30 s when absent. */
+  timeoutMs?: number;
+  now?: () => Date;
+  metrics?: OperatorMetrics;
+  logger?: OpLogger;
+}
+
+const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** Runs a provider's Checker and writes its ProviderHealth status. */
+export class HealthChecker {
+  readonly #log: OpLogger;
+  constructor(private readonly opts: HealthCheckerOptions) {
+    this.#log = opts.logger ?? silentOpLogger;
+  }
+
+  /** The status for one provider (its check never throws out of here). */
+  async status(slot: ProviderSlot, signal?: AbortSignal): Promise<ProviderHealthStatus> {
+    const now = this.opts.now ?? (() => new Date());
+    if (!slot.checker) {
+      return { type: slot.type, message: 'this provider has no Checker', lastCheckTime: rfc3339(now()) };
+    }
+    const budget = AbortSignal.timeout(this.opts.timeoutMs ?? 30_000);
+    const s = signal ? AbortSignal.any([signal, budget]) : budget;
+    try {
+      const results = await slot.checker.check({ signal: s });
+      const at = rfc3339(now());
+      const targets: ProviderHealthTarget[] = results.map((r) => ({
+        target: r.target,
+        address: r.address,
+        ready: r.ready,
+        reason: r.reason,
+        ...(r.message ? { message: r.message } : {}),
+        ...(Object.keys(r.details ?? {}).length ? { details: { ...r.details } } : {}),
+        lastCheckTime: at,
+      }));
+      const ready = targets.length > 0 && targets.every((t) => t.ready);
+      return {
+        type: slot.type,
+        ready,
+        summary: `${targets.filter((t) => t.ready).length}/${targets.length}`,
+        lastCheckTime: at,
+        targets,
+      };
+    } catch (err) {
+      return {
+        type: slot.type,
+        ready: false,
+        message: `the check failed: ${err instanceof Error ? err.message : String(err)}`,
+        lastCheckTime: rfc3339(now()),
+      };
+    }
+  }
+
+  /** Checks `slot` and writes the result. */
+  async run(slot: ProviderSlot, signal?: AbortSignal): Promise<ProviderHealthStatus> {
+    const status = await this.status(slot, signal);
+    this.opts.metrics?.providerReady.set({ provider: slot.name }, status.ready ? 1 : 0);
+    try {
+      await this.opts.store.writeHealth(slot.name, status, signal);
+    } catch (err) {
+      this.#log.warn({ provider: slot.name, error: String(err) }, 'writing ProviderHealth failed');
+    }
+    this.#log.debug(
+      { provider: slot.name, ready: status.ready, summary: status.summary },
+      'provider checked',
+    );
+    return status;
+  }
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ProvidersConfigError } from '@egress-proxies/contract';
+import { KubeConfig } from '@kubernetes/client-node';
+import { crdFiles } from './api/crd.js';
+import { FlagError, parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
+import { createOperatorLogger, providerLoggerFrom } from './log/logger.js';
+import { startOperator } from './operator.js';
+import { bundledRegistry } from './providers/bundled.js';
+import { startTracing } from './tracing/sdk.js';
+
+const USAGE = `usage: egress-proxies <command> [flags]
+
+commands:
+  run               run the operator against a cluster (in-cluster config or --kubeconfig)
+  crds [--out DIR]  print the CRD manifests, or write them into DIR
+
+${RUN_USAGE}`;
+
+async function run(args: string[]): Promise<number> {
+  const flags = parseRunFlags(args);
+  const log = createOperatorLogger(flags.logLevel);
+  const tracing = startTracing(flags.otlpEndpoint ? { endpoint: flags.otlpEndpoint } : {});
+  const kc = new KubeConfig();
+  const where = flags.kubeconfig ?? 'the default kubeconfig (in-cluster, $KUBECONFIG or ~/.kube/config)';
+  try {
+    if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
+    else kc.loadFromDefault();
+  } catch (err) {
+    throw new FlagError(`cannot load ${where}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!kc.getCurrentCluster()) throw new FlagError(`${where} names no current cluster`);
+  const registry = bundledRegistry();
+  const ca = flags.probeCaFile ? await readFile(flags.probeCaFile, 'utf8') : undefined;
+  let exitCode = 0;
+  const op = await startOperator({
+    kubeConfig: kc,
+    configPath: flags.providersConfig,
+    registry,
+    operatorNamespace: flags.operatorNamespace,
+    leaderElection: flags.leaderElection,
+    leaseName: flags.leaseName,
+    workers: flags.workers,
+    gcIntervalMs: flags.gcIntervalMs,
+    gcGraceMs: flags.gcGraceMs,
+    healthIntervalMs: flags.healthIntervalMs,
+    http: flags.http,
+    logger: log,
+    providerLogger: providerLoggerFrom(log),
+    ...(flags.installationId ? { installation: flags.installationId } : {}),
+    ...(flags.namespace ? { watchNamespace: flags.namespace } : {}),
+    ...(flags.defaultProbeTarget ? { defaultProbeTarget: flags.defaultProbeTarget } : {}),
+    ...(ca ? { probe: { ca } } : {}),
+    onLostLeadership: () => {
+      exitCode = 1;
+      process.kill(process.pid, 'SIGTERM');
+    },
+  });
+  log.info(
+    { installation: op.installation, identity: op.identity, httpPort: op.httpPort },
+    'operator started',
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  log.info({}, 'stopping');
+  await op.stop();
+  await tracing?.shutdown();
+  return exitCode;
+}
+
+function crds(args: string[]): number {
+  const files = crdFiles();
+  const i = args.indexOf('--out');
+  if (i >= 0) {
+    const dir = args[i + 1];
+    if (!dir) throw new FlagError('--out: a directory is required');
+    mkdirSync(dir, { recursive: true });
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    return 0;
+  }
+  process.stdout.write(Object.values(files).join('---\n'));
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        return await run(rest);
+      case 'crds':
+        return crds(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        process.stderr.write(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    if (ProvidersConfigError.isInstance(err) || err instanceof FlagError) {
+      process.stderr.write(`egress-proxies: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`egress-proxies: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

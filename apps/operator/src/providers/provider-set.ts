@@ -1,0 +1,126 @@
+import type { Checker, Logger, ProviderEntry, ProviderRegistry } from '@egress-proxies/contract';
+import type { ProviderHandle } from '../reconcile/types.js';
+import { entryFingerprint } from './fingerprint.js';
+
+/** A configured provider with its Checker, when it has one. */
+export interface ProviderSlot extends ProviderHandle {
+  checker?: Checker;
+}
+
+/** What a reload changed, by provider name. */
+export interface ProviderDiff {
+  added: string[];
+  changed: string[];
+  removed: string[];
+}
+
+/**
+ * The live set of configured providers. `apply` swaps in a new config: unchanged entries keep
+ * their provider (and its connections), changed ones are rebuilt, removed ones closed. Readers
+ * always see a complete set; a config that fails to build leaves the old set in place.
+ */
+export class ProviderSet {
+  #slots = new Map<string, ProviderSlot>();
+  readonly #listeners = new Set<(diff: ProviderDiff) => void>();
+
+  constructor(
+    private readonly build: (entry: ProviderEntry) => {
+      provider: ProviderSlot['provider'];
+      checker?: Checker;
+    },
+    private readonly log?: Logger,
+  ) {}
+
+  /** A set built through `registry`, each provider logging through a child of `logger`. */
+  static fromRegistry(registry: ProviderRegistry, logger?: Logger): ProviderSet {
+    return new ProviderSet(
+      (entry) =>
+        registry.create(entry.type, entry.config, {
+          name: entry.name,
+          ...(logger ? { logger: logger.child({ provider: entry.name }) } : {}),
+        }),
+      logger,
+    );
+  }
+
+  get(name: string): ProviderSlot | undefined {
+    return this.#slots.get(name);
+  }
+  names(): string[] {
+    return [...this.#slots.keys()];
+  }
+  slots(): ProviderSlot[] {
+    return [...this.#slots.values()];
+  }
+
+  onChange(fn: (diff: ProviderDiff) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** Applies a loaded config; throws (leaving the set unchanged) when a provider cannot be built. */
+  async apply(entries: readonly ProviderEntry[]): Promise<ProviderDiff> {
+    const next = new Map<string, ProviderSlot>();
+    const diff: ProviderDiff = { added: [], changed: [], removed: [] };
+    const built: ProviderSlot[] = [];
+    try {
+      for (const entry of entries) {
+        const fingerprint = entryFingerprint(entry);
+        const old = this.#slots.get(entry.name);
+        if (old && old.fingerprint === fingerprint) {
+          next.set(entry.name, old);
+          continue;
+        }
+        const b = this.build(entry);
+        const slot: ProviderSlot = {
+          name: entry.name,
+          type: entry.type,
+          provider: b.provider,
+          fingerprint,
+          ...(b.checker ? { checker: b.checker } : {}),
+        };
+        built.push(slot);
+        next.set(entry.name, slot);
+        (old ? diff.changed : diff.added).push(entry.name);
+      }
+    } catch (err) {
+      await Promise.allSettled(built.map((s) => s.provider.close?.()));
+      throw err;
+    }
+    for (const [name, old] of this.#slots) {
+      const kept = next.get(name);
+      if (kept === old) continue;
+      if (!kept) diff.removed.push(name);
+      // In-flight calls on the old provider finish on their own; close releases what is idle.
+      old.provider.close?.().catch((err: unknown) => {
+        this.log?.log(1, 'closing a replaced provider failed', { provider: name, error: String(err) });
+      });
+    }
+    this.#slots = next;
+    if (diff.added.length || diff.changed.length || diff.removed.length) {
+      for (const fn of this.#listeners) fn(diff);
+    }
+    return diff;
+  }
+
+  /** Adds ready-made handles (tests and embedders that build providers themselves). */
+  async setHandles(slots: ProviderSlot[]): Promise<ProviderDiff> {
+    const diff: ProviderDiff = { added: [], changed: [], removed: [] };
+    const next = new Map<string, ProviderSlot>();
+    for (const s of slots) {
+      const old = this.#slots.get(s.name);
+      next.set(s.name, s);
+      if (!old) diff.added.push(s.name);
+      else if (old.fingerprint !== s.fingerprint) diff.changed.push(s.name);
+    }
+    for (const name of this.#slots.keys()) if (!next.has(name)) diff.removed.push(name);
+    this.#slots = next;
+    for (const fn of this.#listeners) fn(diff);
+    return diff;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.slots().map((s) => s.provider.close?.()));
+    this.#slots.clear();
+  }
+}

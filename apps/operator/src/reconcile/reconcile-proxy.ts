@@ -1,0 +1,528 @@
+import {
+  type CreateRequest,
+  ErrorKind,
+  type Instance,
+  instanceName,
+  isNotFound,
+  ProviderError,
+} from '@egress-proxies/contract';
+import { parseDuration } from '../api/duration.js';
+import { API_VERSION, FINALIZER, FORCE_DELETE_ANNOTATION, PROXY } from '../api/group.js';
+import type { ProxyObject, ProxySpec, ProxyStatus } from '../api/proxy.js';
+import { ProxySpecError, validateProxySpec } from '../api/validate.js';
+import { ConditionType, getCondition, setCondition } from './conditions.js';
+import { instanceSpecHash } from './instance-hash.js';
+import type {
+  Outcome,
+  ProviderHandle,
+  ProxyEvent,
+  ReconcileContext,
+  ReconcileResult,
+  Requeue,
+} from './types.js';
+
+const DEFAULTS = {
+  pollIntervalMs: 2_000,
+  failedProbeRetryMs: 10_000,
+  resyncMs: 300_000,
+  blockedRetryMs: 60_000,
+};
+
+/** JSON with object keys sorted: the API server returns status keys in its own order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
+}
+
+/** Stops the managed flow with a result (thrown inside, caught once at the top). */
+class Stop {
+  constructor(
+    readonly requeue: Requeue,
+    readonly outcome: Outcome,
+  ) {}
+}
+
+/**
+ * One level-triggered pass over a Proxy: reads what the provider says, makes at most the calls
+ * needed to move one step toward the spec, and returns the status to write, the finalizer change
+ * and when to look again. It never writes anything itself, so the same function serves the
+ * cluster and a standalone file store.
+ */
+export async function reconcileProxy(proxy: ProxyObject, ctx: ReconcileContext): Promise<ReconcileResult> {
+  return new Pass(proxy, ctx).run();
+}
+
+class Pass {
+  readonly events: ProxyEvent[] = [];
+  status: ProxyStatus;
+  readonly generation: number;
+  readonly cfg: typeof DEFAULTS;
+
+  constructor(
+    readonly proxy: ProxyObject,
+    readonly ctx: ReconcileContext,
+  ) {
+    this.status = structuredClone(proxy.status ?? {});
+    this.generation = proxy.metadata.generation ?? 0;
+    this.cfg = {
+      pollIntervalMs: ctx.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+      failedProbeRetryMs: ctx.failedProbeRetryMs ?? DEFAULTS.failedProbeRetryMs,
+      resyncMs: ctx.resyncMs ?? DEFAULTS.resyncMs,
+      blockedRetryMs: ctx.blockedRetryMs ?? DEFAULTS.blockedRetryMs,
+    };
+  }
+
+  get now(): Date {
+    return this.ctx.now();
+  }
+
+  async run(): Promise<ReconcileResult> {
+    const finalizers = this.proxy.metadata.finalizers ?? [];
+    const hasFinalizer = finalizers.includes(FINALIZER);
+    if (this.proxy.metadata.deletionTimestamp) {
+      if (!hasFinalizer) return { requeue: { type: 'none' }, events: [], outcome: 'ok' };
+      return this.finish(await this.guard(() => this.deleting()));
+    }
+    let spec: ProxySpec;
+    try {
+      spec = validateProxySpec(this.proxy.spec);
+    } catch (err) {
+      if (!ProxySpecError.isInstance(err)) throw err;
+      return this.finish(this.invalid(err));
+    }
+    if (spec.mode === 'External')
+      return this.finish(await this.guard(() => this.external(spec, hasFinalizer)));
+    if (!hasFinalizer) {
+      // The finalizer goes on before any provider call, so no instance can exist without it.
+      if (!this.status.phase) this.status.phase = 'Pending';
+      this.status.observedGeneration = this.generation;
+      return { ...this.finish({ requeue: { type: 'after', ms: 0 }, outcome: 'ok' }), finalizer: 'add' };
+    }
+    return this.finish(await this.guard(() => this.managed(spec)));
+  }
+
+  finish(r: { requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }): ReconcileResult {
+    const changed = canonicalJson(this.status) !== canonicalJson(this.proxy.status ?? {});
+    return {
+      // A Proxy whose finalizer goes while it is being deleted is gone: nothing to write to.
+      ...(changed && !(r.finalizer === 'remove' && this.proxy.metadata.deletionTimestamp)
+        ? { status: this.status }
+        : {}),
+      ...(r.finalizer ? { finalizer: r.finalizer } : {}),
+      requeue: r.requeue,
+      events: this.events,
+      outcome: r.outcome,
+    };
+  }
+
+  async guard(
+    fn: () => Promise<{ requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }>,
+  ): Promise<{ requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof Stop) return { requeue: err.requeue, outcome: err.outcome };
+      throw err;
+    }
+  }
+
+  event(type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.events.push({ type, reason, message });
+  }
+
+  condition(type: string, status: 'True' | 'False' | 'Unknown', reason: string, message?: string): void {
+    this.status.conditions = setCondition(
+      this.status.conditions,
+      { type, status, reason, observedGeneration: this.generation, ...(message ? { message } : {}) },
+      this.now,
+    );
+  }
+
+  // ---------------------------------------------------------------- invalid spec
+
+  invalid(err: ProxySpecError): { requeue: Requeue; outcome: Outcome } {
+    // The API server validates the same schema, so this is reached only by objects that skipped
+    // it (an older CRD, a standalone file); latched on the generation like any Permanent failure.
+    const message = err.message;
+    const f = this.status.failure;
+    if (
+      this.status.phase === 'Failed' &&
+      f?.generation === this.generation &&
+      this.status.message === message
+    ) {
+      return { requeue: { type: 'none' }, outcome: 'latched' };
+    }
+    this.event('Warning', 'InvalidSpec', message);
+    this.status.phase = 'Failed';
+    this.status.message = message;
+    this.status.observedGeneration = this.generation;
+    this.status.failure = { generation: this.generation, providerConfig: '' };
+    this.condition(ConditionType.Provisioned, 'False', 'InvalidSpec', message);
+    return { requeue: { type: 'none' }, outcome: 'invalid' };
+  }
+
+  // ---------------------------------------------------------------- errors
+
+  /** Turns a provider failure into status and a requeue; always throws `Stop`. */
+  providerFailure(err: unknown, what: string, handle: ProviderHandle | undefined): never {
+    const e = ProviderError.isInstance(err) ? err : undefined;
+    const kind = e?.kind ?? ErrorKind.Transient;
+    const reason = e ? e.message : err instanceof Error ? err.message : String(err);
+    const message = `${what}: ${reason}`;
+    this.status.message = message;
+    if (kind === ErrorKind.Permanent) {
+      if (this.status.phase !== 'Failed') this.event('Warning', 'Failed', message);
+      this.status.phase = 'Failed';
+      this.status.failure = { generation: this.generation, providerConfig: handle?.fingerprint ?? '' };
+      this.condition(ConditionType.Provisioned, 'False', 'PermanentError', message);
+      throw new Stop({ type: 'none' }, 'permanent');
+    }
+    if (kind === ErrorKind.QuotaExceeded) {
+      if (getCondition(this.status.conditions, ConditionType.QuotaExceeded)?.status !== 'True') {
+        this.event('Warning', 'QuotaExceeded', message);
+      }
+      this.condition(ConditionType.QuotaExceeded, 'True', e?.code ?? 'QuotaExceeded', message);
+      throw new Stop({ type: 'backoff', tier: 'quota' }, 'quota');
+    }
+    this.condition(ConditionType.Provisioned, 'False', 'TransientError', message);
+    throw new Stop({ type: 'backoff', tier: 'transient' }, 'transient');
+  }
+
+  clearQuota(): void {
+    if (getCondition(this.status.conditions, ConditionType.QuotaExceeded)?.status === 'True') {
+      this.condition(ConditionType.QuotaExceeded, 'False', 'CapacityAvailable');
+    }
+  }
+
+  async call<T>(
+    handle: ProviderHandle,
+    op: string,
+    fn: (opts: { signal?: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
+    const signal = this.ctx.signal;
+    if (this.ctx.call) return this.ctx.call(handle, op, fn, signal);
+    return fn(signal ? { signal } : {});
+  }
+
+  // ---------------------------------------------------------------- managed
+
+  async managed(spec: ProxySpec) {
+    const providerName = spec.provider!;
+    const handle = this.ctx.provider(providerName);
+    const fingerprint = handle?.fingerprint ?? '';
+    const f = this.status.failure;
+    if (
+      this.status.phase === 'Failed' &&
+      f &&
+      f.generation === this.generation &&
+      f.providerConfig === fingerprint
+    ) {
+      // Latched: retrying cannot help until the spec or the provider's config entry changes.
+      return { requeue: { type: 'none' } as Requeue, outcome: 'latched' as Outcome };
+    }
+    if (f || this.status.phase === 'Failed') {
+      delete this.status.failure;
+      this.status.phase = this.status.providerID ? 'Provisioning' : 'Pending';
+      delete this.status.message;
+    }
+    this.status.observedGeneration = this.generation;
+    if (!handle) {
+      const names = this.ctx.providerNames();
+      const message = `provider ${JSON.stringify(providerName)} is not configured (configured: ${names.join(', ') || 'none'})`;
+      this.event('Warning', 'ProviderNotConfigured', message);
+      this.status.phase = 'Failed';
+      this.status.message = message;
+      this.status.failure = { generation: this.generation, providerConfig: '' };
+      this.condition(ConditionType.Provisioned, 'False', 'ProviderNotConfigured', message);
+      return { requeue: { type: 'none' } as Requeue, outcome: 'permanent' as Outcome };
+    }
+
+    const hash = instanceSpecHash(spec);
+    if (this.status.providerID && this.status.instanceSpecHash !== hash) {
+      await this.removeStale(this.status.instanceProvider ?? providerName, 'Replacing');
+    }
+
+    if (!this.status.providerID) {
+      await this.create(spec, handle, hash);
+      // The provider ID is written before anything else happens, so a crash now cannot lose it.
+      return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
+    }
+
+    let inst: Instance;
+    try {
+      inst = await this.call(handle, 'get', (o) => handle.provider.get(this.status.providerID!, o));
+    } catch (err) {
+      if (isNotFound(err)) {
+        const message = `instance ${this.status.providerID} is gone; creating it again`;
+        this.event('Warning', 'InstanceGone', message);
+        this.forgetInstance();
+        this.status.phase = 'Provisioning';
+        this.status.message = message;
+        this.condition(ConditionType.Provisioned, 'False', 'InstanceGone', message);
+        return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
+      }
+      this.providerFailure(err, `get ${this.status.providerID}`, handle);
+    }
+    this.clearQuota();
+
+    if (inst.state === 'Provisioning') {
+      this.status.phase = 'Provisioning';
+      this.status.message = 'the instance is starting';
+      this.condition(ConditionType.Provisioned, 'False', 'Provisioning', 'the instance is starting');
+      return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs } as Requeue, outcome: 'ok' as Outcome };
+    }
+    if (inst.state === 'Stopped' || inst.state === 'Terminated') {
+      const message = `instance ${inst.id} is ${inst.state}; replacing it`;
+      this.event('Warning', 'InstanceStopped', message);
+      // Forces the replacement path on the next pass: delete, wait until gone, create.
+      this.status.instanceSpecHash = '';
+      this.status.phase = 'Provisioning';
+      this.status.message = message;
+      this.status.healthy = false;
+      this.condition(ConditionType.Provisioned, 'False', `Instance${inst.state}`, message);
+      return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
+    }
+    if (!inst.ip) {
+      this.status.phase = 'Provisioning';
+      this.status.message = 'the instance runs but has no address yet';
+      this.condition(ConditionType.Provisioned, 'False', 'WaitingForAddress', this.status.message);
+      return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs } as Requeue, outcome: 'ok' as Outcome };
+    }
+    if (this.status.ip !== inst.ip) {
+      this.status.ip = inst.ip;
+      delete this.status.lastProbeTime;
+      delete this.status.egressIP;
+    }
+    this.condition(
+      ConditionType.Provisioned,
+      'True',
+      'InstanceRunning',
+      `instance ${inst.id} runs at ${inst.ip}`,
+    );
+    if (this.status.phase !== 'Running' && this.status.phase !== 'Ready') {
+      // Running is written before the first probe, so a watcher sees every step.
+      this.status.phase = 'Running';
+      this.status.message = `instance ${inst.id} runs at ${inst.ip}`;
+      this.event('Normal', 'Running', `instance ${inst.id} runs at ${inst.ip}`);
+      return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
+    }
+    return this.probeStep(spec, inst.ip, spec.port);
+  }
+
+  forgetInstance(): void {
+    delete this.status.providerID;
+    delete this.status.instanceProvider;
+    delete this.status.instanceGeneration;
+    delete this.status.instanceSpecHash;
+    delete this.status.ip;
+    delete this.status.egressIP;
+    delete this.status.lastProbeTime;
+    this.status.healthy = false;
+  }
+
+  /**
+   * Deletes the current instance and waits until the provider no longer finds it. Names are
+   * deterministic, so the old instance must be gone before the new one is created: the count
+   * never exceeds one, whatever quota the provider has left.
+   */
+  async removeStale(providerName: string, reason: string): Promise<void> {
+    const id = this.status.providerID!;
+    const old = this.ctx.provider(providerName);
+    if (!old) {
+      const message = `cannot remove instance ${id}: provider ${JSON.stringify(providerName)} holding it is not configured`;
+      this.status.message = message;
+      this.condition(ConditionType.Provisioned, 'False', 'ProviderNotConfigured', message);
+      throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'blocked');
+    }
+    if (getCondition(this.status.conditions, ConditionType.Provisioned)?.reason !== reason) {
+      this.event('Normal', reason, `deleting instance ${id} before creating its replacement`);
+    }
+    this.status.phase = 'Provisioning';
+    this.status.healthy = false;
+    this.status.message = `replacing instance ${id}`;
+    this.condition(ConditionType.Provisioned, 'False', reason, this.status.message);
+    try {
+      await this.call(old, 'delete', (o) => old.provider.delete(id, o));
+    } catch (err) {
+      this.providerFailure(err, `delete ${id}`, old);
+    }
+    try {
+      await this.call(old, 'get', (o) => old.provider.get(id, o));
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.forgetInstance();
+        return;
+      }
+      this.providerFailure(err, `get ${id}`, old);
+    }
+    this.status.message = `waiting for instance ${id} to go before creating its replacement`;
+    throw new Stop({ type: 'after', ms: this.cfg.pollIntervalMs }, 'ok');
+  }
+
+  async create(spec: ProxySpec, handle: ProviderHandle, hash: string): Promise<void> {
+    const { metadata } = this.proxy;
+    let cloudInit: string | undefined = spec.cloudInit?.inline;
+    const ref = spec.cloudInit?.secretRef;
+    if (ref) {
+      try {
+        cloudInit = await this.ctx.readCloudInitSecret(this.proxy, ref.name, ref.key, this.ctx.signal);
+      } catch (err) {
+        const message = `cloud-init Secret ${ref.name} key ${ref.key}: ${err instanceof Error ? err.message : String(err)}`;
+        this.status.message = message;
+        this.condition(ConditionType.Provisioned, 'False', 'CloudInitUnavailable', message);
+        throw new Stop({ type: 'backoff', tier: 'transient' }, 'transient');
+      }
+    }
+    const req: CreateRequest = {
+      name: instanceName(metadata.namespace, metadata.name),
+      namespace: metadata.namespace,
+      proxyName: metadata.name,
+      uid: metadata.uid ?? '',
+      port: spec.port,
+      placement: { ...(spec.placement ?? {}) },
+      installation: this.ctx.installation,
+      owner: { apiVersion: API_VERSION, kind: PROXY.kind, name: metadata.name, uid: metadata.uid ?? '' },
+      ...(cloudInit !== undefined ? { cloudInit } : {}),
+    };
+    if (this.status.phase !== 'Provisioning') this.status.phase = 'Provisioning';
+    let id: string;
+    try {
+      id = await this.call(handle, 'create', (o) => handle.provider.create(req, o));
+    } catch (err) {
+      this.providerFailure(err, `create ${req.name}`, handle);
+    }
+    this.clearQuota();
+    this.status.providerID = id;
+    this.status.instanceProvider = handle.name;
+    this.status.instanceGeneration = this.generation;
+    this.status.instanceSpecHash = hash;
+    this.status.healthy = false;
+    this.status.message = `created instance ${id}`;
+    this.event('Normal', 'Created', `created instance ${id} through provider ${handle.name}`);
+    this.condition(ConditionType.Provisioned, 'False', 'Created', `created instance ${id}`);
+  }
+
+  // ---------------------------------------------------------------- probe
+
+  async probeStep(spec: ProxySpec, host: string, port: number) {
+    const probe =
+      spec.probe ??
+      (this.ctx.defaultProbeTarget
+        ? { target: this.ctx.defaultProbeTarget, interval: '60s', timeout: '10s', retries: 2 }
+        : undefined);
+    if (!probe) {
+      this.status.phase = 'Ready';
+      this.status.message = 'running; no probe configured';
+      delete this.status.healthy;
+      this.condition(ConditionType.Healthy, 'Unknown', 'NotProbed', 'no probe is configured');
+      return { requeue: { type: 'after', ms: this.cfg.resyncMs } as Requeue, outcome: 'ok' as Outcome };
+    }
+    const intervalMs = parseDuration(probe.interval);
+    const nowMs = this.now.getTime();
+    const last = this.status.lastProbeTime ? Date.parse(this.status.lastProbeTime) : Number.NaN;
+    const settled = this.status.phase === 'Ready' && this.status.healthy === true;
+    if (settled && Number.isFinite(last) && nowMs - last < intervalMs) {
+      return {
+        requeue: { type: 'after', ms: last + intervalMs - nowMs } as Requeue,
+        outcome: 'ok' as Outcome,
+      };
+    }
+    const result = await this.ctx.probe(
+      { host, port, target: probe.target, timeoutMs: parseDuration(probe.timeout), retries: probe.retries },
+      this.ctx.signal,
+    );
+    this.status.lastProbeTime = this.now.toISOString().replace(/\.\d+Z$/, 'Z');
+    if (result.ok) {
+      if (this.status.phase !== 'Ready')
+        this.event('Normal', 'Ready', `probe through ${host}:${port} passed`);
+      this.status.phase = 'Ready';
+      this.status.healthy = true;
+      this.status.message = 'ready';
+      if (result.egressIP) this.status.egressIP = result.egressIP;
+      this.condition(
+        ConditionType.Healthy,
+        'True',
+        'ProbeSucceeded',
+        `${probe.target} answered in ${Math.round(result.latencyMs)} ms`,
+      );
+      return { requeue: { type: 'after', ms: intervalMs } as Requeue, outcome: 'ok' as Outcome };
+    }
+    const message = `probe of ${probe.target} through ${host}:${port} failed: ${result.error ?? 'unknown error'}`;
+    if (getCondition(this.status.conditions, ConditionType.Healthy)?.reason !== 'ProbeFailed') {
+      this.event('Warning', 'ProbeFailed', message);
+    }
+    this.status.phase = 'Running';
+    this.status.healthy = false;
+    this.status.message = message;
+    this.condition(ConditionType.Healthy, 'False', 'ProbeFailed', message);
+    return {
+      requeue: { type: 'after', ms: Math.min(intervalMs, this.cfg.failedProbeRetryMs) } as Requeue,
+      outcome: 'ok' as Outcome,
+    };
+  }
+
+  // ---------------------------------------------------------------- external
+
+  async external(spec: ProxySpec, hasFinalizer: boolean) {
+    this.status.observedGeneration = this.generation;
+    delete this.status.failure;
+    if (this.status.providerID) {
+      // A Proxy switched from Managed: its instance goes first.
+      await this.removeStale(this.status.instanceProvider ?? '', 'Replacing');
+    }
+    const address = spec.address!;
+    const i = address.lastIndexOf(':');
+    const host = address.slice(0, i).replace(/^\[(.*)\]$/, '$1');
+    const port = Number(address.slice(i + 1));
+    this.status.ip = host;
+    this.condition(ConditionType.Provisioned, 'True', 'External', `external proxy ${address}`);
+    if (this.status.phase !== 'Ready') this.status.phase = 'Running';
+    const r = await this.probeStep(spec, host, port);
+    return hasFinalizer ? { ...r, finalizer: 'remove' as const } : r;
+  }
+
+  // ---------------------------------------------------------------- deletion
+
+  async deleting(): Promise<{ requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }> {
+    const annotations = this.proxy.metadata.annotations ?? {};
+    const id = this.status.providerID;
+    if (annotations[FORCE_DELETE_ANNOTATION] === 'true') {
+      this.event(
+        'Warning',
+        'FinalizerForceRemoved',
+        `finalizer removed by ${FORCE_DELETE_ANNOTATION}${id ? `; instance ${id} was not deleted (orphan GC collects it)` : ''}`,
+      );
+      return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
+    }
+    this.status.phase = 'Deleting';
+    if (!id) return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
+    const providerName = this.status.instanceProvider ?? this.proxy.spec.provider ?? '';
+    const handle = this.ctx.provider(providerName);
+    if (!handle) {
+      const message = `cannot delete instance ${id}: provider ${JSON.stringify(providerName)} is not configured; set annotation ${FORCE_DELETE_ANNOTATION}=true to remove the finalizer without deleting it`;
+      if (this.status.message !== message) this.event('Warning', 'DeleteBlocked', message);
+      this.status.message = message;
+      return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
+    }
+    try {
+      await this.call(handle, 'delete', (o) => handle.provider.delete(id, o));
+    } catch (err) {
+      const e = ProviderError.isInstance(err) ? err : undefined;
+      const message = `delete of instance ${id} failed: ${e ? e.message : String(err)}; the finalizer stays (set annotation ${FORCE_DELETE_ANNOTATION}=true to remove it without deleting)`;
+      this.event('Warning', 'DeleteFailed', message);
+      this.status.message = message;
+      const tier = e?.kind === ErrorKind.Transient ? 'transient' : 'quota';
+      return {
+        requeue: { type: 'backoff', tier },
+        outcome: e?.kind === ErrorKind.Permanent ? 'permanent' : 'transient',
+      };
+    }
+    this.event('Normal', 'Deleted', `deleted instance ${id}`);
+    return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
+  }
+}

@@ -1,0 +1,105 @@
+import type { CallOptions, Provider } from '@egress-proxies/contract';
+import type { ProxyObject, ProxyStatus } from '../api/proxy.js';
+import type { BackoffTier } from '../queue/rate-limiter.js';
+
+/** A configured provider as the reconciler sees it. */
+export interface ProviderHandle {
+  /** The configured entry name. */
+  name: string;
+  type: string;
+  provider: Provider;
+  /**
+   * A digest of the entry's config: a Permanent failure stays latched while it is unchanged and
+   * is released when the entry changes.
+   */
+  fingerprint: string;
+}
+
+/** What one reconcile asks the controller to do next with the key. */
+export type Requeue =
+  | { type: 'none' }
+  | { type: 'after'; ms: number }
+  | { type: 'backoff'; tier: BackoffTier };
+
+export type EventType = 'Normal' | 'Warning';
+
+export interface ProxyEvent {
+  type: EventType;
+  reason: string;
+  /** Never contains cloud-init or credentials. */
+  message: string;
+}
+
+/** How a reconcile ended, for metrics and logs. */
+export type Outcome =
+  | 'ok'
+  | 'transient'
+  | 'quota'
+  | 'permanent'
+  | 'latched'
+  | 'deleted'
+  | 'invalid'
+  | 'blocked';
+
+export interface ReconcileResult {
+  /** The status to write; undefined when nothing should be written. */
+  status?: ProxyStatus;
+  finalizer?: 'add' | 'remove';
+  requeue: Requeue;
+  events: ProxyEvent[];
+  outcome: Outcome;
+}
+
+/** One probe through a proxy. */
+export interface ProbeRequest {
+  /** The proxy's address as the provider reports it. */
+  host: string;
+  port: number;
+  target: string;
+  timeoutMs: number;
+  retries: number;
+}
+
+export interface ProbeOutcome {
+  ok: boolean;
+  /** The address the target saw, when it echoes it. */
+  egressIP?: string;
+  /** Why it failed, without secrets. */
+  error?: string;
+  latencyMs: number;
+}
+
+export type ProbeFn = (req: ProbeRequest, signal?: AbortSignal) => Promise<ProbeOutcome>;
+
+/** Wraps each provider call (spans, metrics, logging); the default calls straight through. */
+export type ProviderCall = <T>(
+  handle: ProviderHandle,
+  op: string,
+  fn: (opts: CallOptions) => Promise<T>,
+  signal?: AbortSignal,
+) => Promise<T>;
+
+export interface ReconcileContext {
+  now(): Date;
+  /** The handle for a configured provider name, or undefined. */
+  provider(name: string): ProviderHandle | undefined;
+  /** Every configured provider name (for messages). */
+  providerNames(): string[];
+  /** This installation's id, written into every instance's mark. */
+  installation: string;
+  probe: ProbeFn;
+  /** Reads the cloud-init user-data of a Proxy whose spec references a Secret. */
+  readCloudInitSecret(proxy: ProxyObject, name: string, key: string, signal?: AbortSignal): Promise<string>;
+  call?: ProviderCall;
+  /** The probe target for Proxies without `spec.probe`; none when absent. */
+  defaultProbeTarget?: string;
+  /** How often an instance still provisioning is read again; 2 s when absent. */
+  pollIntervalMs?: number;
+  /** How soon a failed probe is retried; 10 s when absent (never later than the probe interval). */
+  failedProbeRetryMs?: number;
+  /** How often a healthy, settled Proxy is looked at again when it has no probe; 5 min when absent. */
+  resyncMs?: number;
+  /** How soon a blocked delete or a missing provider is looked at again; 60 s when absent. */
+  blockedRetryMs?: number;
+  signal?: AbortSignal;
+}
