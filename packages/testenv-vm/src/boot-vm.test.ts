@@ -1,0 +1,60 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootVm } from './boot-vm.js';
+import { TestEnvVmError } from './errors.js';
+
+async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  return TestEnvVmError.isInstance(e) ? e.code : String(e);
+}
+
+describe('bootVm input checks and start failures', () => {
+  let dir: string;
+  const seedIso = new Uint8Array(2048);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'testenv-vm-boot-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('names the bad value', async () => {
+    await expect(bootVm({ image: '', seedIso })).rejects.toThrow(/image must be a path/);
+    await expect(bootVm({ image: '/x.qcow2', seedIso, memoryMiB: 100 })).rejects.toThrow(
+      /memoryMiB .* got 100/,
+    );
+    await expect(bootVm({ image: '/x.qcow2', seedIso, cpus: 0 })).rejects.toThrow(/cpus .* got 0/);
+    await expect(
+      bootVm({ image: '/x.qcow2', seedIso, guestForwards: [{ guestPort: 8080, hostPort: 70000 }] }),
+    ).rejects.toThrow(/port 70000/);
+    expect(await codeOf(bootVm({ image: '/x.qcow2', seedIso: 42 as unknown as string }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+  });
+
+  it('reports a missing image before starting anything', async () => {
+    const err = bootVm({ image: join(dir, 'absent.qcow2'), seedIso });
+    await expect(err).rejects.toThrow(/absent\.qcow2 does not exist/);
+  });
+
+  it('fails with VM_START_FAILED for an image that is not qcow2, and removes its work dir', async () => {
+    const bogus = join(dir, 'bogus.qcow2');
+    await writeFile(bogus, 'not a disk image');
+    const tmpRoot = join(dir, 'work');
+    await mkdir(tmpRoot);
+    expect(await codeOf(bootVm({ image: bogus, seedIso, tmpRoot }))).toBe('VM_START_FAILED');
+    expect(await readdir(tmpRoot)).toEqual([]);
+  });
+
+  it('returns at once when already aborted', async () => {
+    const ac = new AbortController();
+    ac.abort(new Error('not now'));
+    await expect(bootVm({ image: '/x.qcow2', seedIso, signal: ac.signal })).rejects.toThrow('not now');
+  });
+});
