@@ -6,12 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { root, workspacePackages } from './workspace.mjs';
+import { pnpmCommand, root, workspacePackages } from './workspace.mjs';
 
 const only = process.argv.slice(2);
 const filters = only.flatMap((f) => ['--filter', f]);
-const turbo = join(root, 'node_modules', '.bin', 'turbo');
-const r = spawnSync(turbo, ['run', 'bench', '--concurrency=1', ...filters], {
+const [pnpm, pre] = pnpmCommand();
+const r = spawnSync(pnpm, [...pre, 'exec', 'turbo', 'run', 'bench', '--concurrency=1', ...filters], {
   cwd: root,
   stdio: 'inherit',
 });

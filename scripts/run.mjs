@@ -3,30 +3,12 @@
 // machine with only Node 20 and npm needs no other step: pnpm is obtained at the pinned version,
 // the workspace is installed and built, then the requested job runs.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const pnpmVersion = pkg.packageManager.replace(/^pnpm@/, '');
+import { pnpmCommand, root } from './workspace.mjs';
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env, ...opts });
   if (r.error) throw r.error;
   return r.status ?? 1;
-}
-
-function capture(cmd, args) {
-  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : undefined;
-}
-
-// corepack's signature check fails on some registries, so the pinned pnpm comes from npx when
-// the one on PATH (if any) is not the pinned version.
-function pnpm() {
-  if (capture('pnpm', ['--version']) === pnpmVersion) return ['pnpm', []];
-  return ['npx', ['--yes', `pnpm@${pnpmVersion}`]];
 }
 
 function step(title, cmd, args, opts) {
@@ -35,7 +17,7 @@ function step(title, cmd, args, opts) {
 }
 
 function install() {
-  const [cmd, pre] = pnpm();
+  const [cmd, pre] = pnpmCommand();
   const code = step('install', cmd, [...pre, 'install', '--frozen-lockfile', '--prefer-offline']);
   if (code !== 0) process.exit(code);
   const b = step('build', cmd, [...pre, 'exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
@@ -60,12 +42,23 @@ if (job === 'test') {
   const code = run(process.execPath, ['scripts/summary.mjs', ...failures.map((f) => `--failed-step=${f}`)]);
   process.exit(code);
 } else if (job === 'start') {
-  const [cmd, pre] = install();
-  // Until the operator's standalone mode lands, the main job is the conformance kit run over
-  // the reference provider, with its readable report.
-  process.exit(
-    run(cmd, [...pre, '--filter', '@egress-proxies/conformance', 'run', 'report', ...process.argv.slice(3)]),
-  );
+  install();
+  // The embedded default: the operator in standalone mode on three local proxies and a loopback
+  // echo target (the arguments live beside the sample, so the operator's test runs the same).
+  // `--once` (scripts, CI) exits once all are Ready and the printed curl line answered, deleting
+  // the proxies it made; without it, Ctrl-C stops reconciling and leaves them running.
+  const extra = process.argv.slice(3);
+  const upArgs = JSON.parse(readFileSync(join(root, 'examples/standalone/up-args.json'), 'utf8'));
+  const args = [
+    'apps/operator/dist/main.js',
+    ...upArgs,
+    ...(extra.includes('--once') && !extra.includes('--clean') ? ['--clean'] : []),
+    ...extra,
+  ];
+  console.log(`\n=== egress-proxies ${args.slice(1).join(' ')}`);
+  // Ctrl-C reaches the operator too; this process waits for it to stop and print how to clean up.
+  process.on('SIGINT', () => {});
+  process.exit(run(process.execPath, args));
 } else {
   console.error(`usage: node scripts/run.mjs test|start   (got ${JSON.stringify(job)})`);
   process.exit(2);

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// CI's check of the README's first command, run in the fresh clone CI works in: `npm start --
+// --once` must exit 0, report all three sample proxies Ready, print a curl line it verified, and
+// leave no proxy behind.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const r = spawnSync('npm', ['start', '--', '--once', '--output', 'plain'], {
+  cwd: root,
+  encoding: 'utf8',
+  env: process.env,
+  timeout: 15 * 60_000,
+});
+const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
+process.stdout.write(out);
+const failures = [];
+if (r.status !== 0) failures.push(`npm start -- --once exited ${r.status ?? r.signal}`);
+if (!/all 3 proxies are Ready\./.test(out)) failures.push('no "all 3 proxies are Ready." line');
+if (!/^try: curl -x http:\/\/127\.0\.0\.1:\d+ http:\/\/127\.0\.0\.1:\d+\/$/m.test(out))
+  failures.push('no curl -x line through a loopback proxy to the loopback echo target');
+if (!/^checked: curl -x .* answered 200/m.test(out)) failures.push('the curl line was not verified');
+if (!/cleaned up: deleted 3 instance\(s\)/.test(out)) failures.push('the proxies were not deleted');
+const instances = join(root, 'examples/standalone/.state/local/instances');
+if (existsSync(instances) && readdirSync(instances).length > 0)
+  failures.push(`instances left in ${instances}: ${readdirSync(instances).join(', ')}`);
+if (failures.length) {
+  console.error(`\nfirst command check FAILED:\n- ${failures.join('\n- ')}`);
+  process.exit(1);
+}
+console.log('\nfirst command check passed');
