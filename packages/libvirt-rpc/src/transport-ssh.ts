@@ -253,6 +253,9 @@ function sshReady(
     };
     try {
       client.connect(config);
+      // Every RPC is a small request answered by a small reply: without TCP_NODELAY, Nagle plus
+      // delayed ACKs add tens of milliseconds to each sequential call over SSH.
+      client.setNoDelay(true);
     } catch (err) {
       // ssh2 throws synchronously for an unreadable key; its message names the problem, never the key.
       done(new SshAuthenticationError(`cannot use the private key: ${(err as Error).message}`));

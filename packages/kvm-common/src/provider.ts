@@ -1,0 +1,162 @@
+import { existsSync } from 'node:fs';
+import {
+  type CallOptions,
+  type Checker,
+  type CheckResult,
+  type CreateRequest,
+  type Instance,
+  type Logger,
+  type Provider,
+  type ProviderProfile,
+  type SecondaryResource,
+  silentLogger,
+  wrapError,
+} from '@egress-proxies/contract';
+import { KeyedLock } from '@egress-proxies/keyedlock';
+import type { Tracer } from '@opentelemetry/api';
+import type { Dialer } from './backend.js';
+import { checkHosts } from './check.js';
+import { type KvmConfig, parseKvmConfig } from './config.js';
+import { type Core, openOp, runOp } from './core.js';
+import { createInstance, validateCreate } from './create.js';
+import { deleteInstance } from './delete.js';
+import type { KvmFlavour } from './flavour.js';
+import { getInstance } from './get.js';
+import { HostTable } from './hosts.js';
+import { httpFetcher, type ImageFetcher } from './http-fetcher.js';
+import { type Budgets, DEFAULT_BUDGETS } from './libvirt-backend.js';
+import { listInstances } from './list.js';
+import { deleteSecondary, listSecondary } from './secondary.js';
+import { sshDialer } from './ssh-dialer.js';
+
+/** Construction options shared by the kvm and kvm2 factories. */
+export interface KvmProviderOptions {
+  /** The configured entry name: carried by every error and log line. */
+  name: string;
+  /** Where construction-time warnings go (unreadable credential files, insecure host keys). */
+  logger?: Logger;
+  /** The transport: SSH by default; tests and users may route elsewhere. */
+  dialer?: Dialer;
+  /** Opens image downloads; node's http/https by default. */
+  fetcher?: ImageFetcher;
+  /** Spans go here; the global tracer provider otherwise. */
+  tracer?: Tracer;
+  budgets?: Partial<Budgets>;
+  /** How often Create polls for running (500 ms) and for how long (15 s). */
+  pollIntervalMs?: number;
+  startTimeoutMs?: number;
+  /** How often the image download logs progress at V1 (5 s). */
+  progressIntervalMs?: number;
+  /** The clock written into `createdAt`. */
+  now?: () => Date;
+}
+
+/** A kvm-family provider: one class, parameterised by the flavour. */
+export class KvmFamilyProvider implements Provider, Checker {
+  readonly name: string;
+  readonly type: string;
+  readonly profile: ProviderProfile;
+  readonly #core: Core;
+
+  constructor(flavour: KvmFlavour, config: unknown, options: KvmProviderOptions) {
+    let parsed: KvmConfig;
+    try {
+      parsed = parseKvmConfig(flavour.type, config);
+    } catch (err) {
+      throw wrapError(options.name, 'configure', err);
+    }
+    const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
+    this.name = options.name;
+    this.type = flavour.type;
+    this.profile = flavour.profile;
+    const dialer = options.dialer ?? sshDialer(parsed, budgets);
+    this.#core = {
+      name: options.name,
+      flavour,
+      config: parsed,
+      hosts: new HostTable({
+        dialer,
+        spanPrefix: flavour.spanPrefix,
+        ...(options.tracer ? { tracer: options.tracer } : {}),
+      }),
+      fetcher: options.fetcher ?? httpFetcher,
+      ...(options.tracer ? { tracer: options.tracer } : {}),
+      nameLock: new KeyedLock<string>(),
+      imageLock: new KeyedLock<string>(),
+      pollIntervalMs: options.pollIntervalMs ?? 500,
+      startTimeoutMs: options.startTimeoutMs ?? 15_000,
+      progressIntervalMs: options.progressIntervalMs ?? 5_000,
+      now: options.now ?? (() => new Date()),
+      closed: false,
+    };
+    // Never dials here; only warns about what will fail later.
+    const log = (options.logger ?? silentLogger).child({ provider: options.name });
+    if (!options.dialer) {
+      for (const [what, path] of [
+        ['SSH key', parsed.sshKeyFile],
+        ['known_hosts', parsed.insecureIgnoreHostKey ? undefined : parsed.knownHostsFile],
+      ] as const) {
+        if (path && !existsSync(path)) log.log(1, `${what} file is not readable yet`, { path });
+      }
+    }
+    if (parsed.insecureIgnoreHostKey) log.log(1, 'host keys are not verified (insecureIgnoreHostKey)');
+  }
+
+  /** The validated config with defaults filled. */
+  get config(): KvmConfig {
+    return this.#core.config;
+  }
+
+  create(req: CreateRequest, opts?: CallOptions): Promise<string> {
+    const core = this.#core;
+    const op = openOp(core, opts, { name: req?.name });
+    return runOp(core, 'create', 'create', op, async () => {
+      const placement = validateCreate(core, req);
+      const key = `${placement.host.name}/${req.name}`;
+      const id = await core.nameLock.withLock(
+        key,
+        // The lock is held until the last backend step really ended, even when the caller
+        // stopped waiting: a retry must not race a step still running on the host.
+        () => createInstance(core, req, placement, op).finally(() => op.drain()),
+        op.signal ? { signal: op.signal } : {},
+      );
+      return id;
+    });
+  }
+
+  get(id: string, opts?: CallOptions): Promise<Instance> {
+    const op = openOp(this.#core, opts, { id });
+    return runOp(this.#core, 'get', 'get', op, () => getInstance(this.#core, id, op));
+  }
+
+  delete(id: string, opts?: CallOptions): Promise<void> {
+    const op = openOp(this.#core, opts, { id });
+    return runOp(this.#core, 'delete', 'delete', op, () => deleteInstance(this.#core, id, op));
+  }
+
+  listByTag(opts?: CallOptions): Promise<Instance[]> {
+    const op = openOp(this.#core, opts);
+    return runOp(this.#core, 'listByTag', 'list', op, () => listInstances(this.#core, op));
+  }
+
+  listSecondary(opts?: CallOptions): Promise<SecondaryResource[]> {
+    const op = openOp(this.#core, opts);
+    return runOp(this.#core, 'listSecondary', 'secondary', op, () => listSecondary(this.#core, op));
+  }
+
+  deleteSecondary(id: string, opts?: CallOptions): Promise<void> {
+    const op = openOp(this.#core, opts, { id });
+    return runOp(this.#core, 'deleteSecondary', 'secondary', op, () => deleteSecondary(this.#core, id, op));
+  }
+
+  check(opts?: CallOptions): Promise<CheckResult[]> {
+    const op = openOp(this.#core, opts);
+    if (this.#core.closed) return runOp(this.#core, 'check', 'check', op, async () => []);
+    return checkHosts(this.#core, opts);
+  }
+
+  async close(): Promise<void> {
+    this.#core.closed = true;
+    await this.#core.hosts.close();
+  }
+}
