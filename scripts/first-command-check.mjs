@@ -3,7 +3,7 @@
 // --once` must exit 0, report all three sample proxies Ready, print a curl line it verified, and
 // leave no proxy behind.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,6 +26,12 @@ if (!/cleaned up: deleted 3 instance\(s\)/.test(out)) failures.push('the proxies
 const instances = join(root, 'examples/standalone/.state/local/instances');
 if (existsSync(instances) && readdirSync(instances).length > 0)
   failures.push(`instances left in ${instances}: ${readdirSync(instances).join(', ')}`);
+// Counted in the test command's closing line like any other check.
+mkdirSync(join(root, '.test-results'), { recursive: true });
+writeFileSync(
+  join(root, '.test-results', 'first-command.json'),
+  JSON.stringify({ passed: failures.length ? 0 : 1, failed: failures.length ? 1 : 0, failures }, null, 2),
+);
 if (failures.length) {
   console.error(`\nfirst command check FAILED:\n- ${failures.join('\n- ')}`);
   process.exit(1);

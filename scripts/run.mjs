@@ -3,7 +3,9 @@
 // machine with only Node 20 and npm needs no other step: pnpm is obtained at the pinned version,
 // the workspace is installed and built, then the requested job runs.
 import { spawnSync } from 'node:child_process';
-import { pnpmCommand, root } from './workspace.mjs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pnpmCommand, root, workspacePackages } from './workspace.mjs';
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env, ...opts });
@@ -27,6 +29,10 @@ function install() {
 
 const job = process.argv[2];
 if (job === 'test') {
+  // Reports of an earlier run must not be summed as this run's.
+  for (const dir of [root, ...workspacePackages().map((p) => p.dir)]) {
+    rmSync(join(dir, '.test-results'), { recursive: true, force: true });
+  }
   const [cmd, pre] = install();
   const failures = [];
   if (step('lint', cmd, [...pre, 'exec', 'biome', 'check', '.']) !== 0) failures.push('lint');
@@ -39,6 +45,8 @@ if (job === 'test') {
   step('package checks (publint, attw, node 20/22 imports)', process.execPath, [
     'scripts/check-packages.mjs',
   ]);
+  // The README's first command, run the way a newcomer runs it (`npm start -- --once`).
+  step('first command', process.execPath, ['scripts/first-command-check.mjs']);
   const code = run(process.execPath, ['scripts/summary.mjs', ...failures.map((f) => `--failed-step=${f}`)]);
   process.exit(code);
 } else if (job === 'start') {

@@ -29,15 +29,22 @@ for (const p of workspacePackages()) {
   skipped += pend;
   lines.push(`  ${p.rel}: ${r.numPassedTests} passed, ${r.numFailedTests + broken} failed, ${pend} skipped`);
 }
-const checksFile = join(root, '.test-results', 'package-checks.json');
-if (existsSync(checksFile)) {
-  const c = JSON.parse(readFileSync(checksFile, 'utf8'));
+// Checks that run outside vitest write {passed, failed} into the root .test-results; each one
+// that should have run and left no report counts as failed.
+for (const [file, label] of [
+  ['package-checks.json', 'package checks'],
+  ['first-command.json', 'first command (npm start -- --once)'],
+]) {
+  const path = join(root, '.test-results', file);
+  if (!existsSync(path)) {
+    failed += 1;
+    lines.push(`  ${label}: no report`);
+    continue;
+  }
+  const c = JSON.parse(readFileSync(path, 'utf8'));
   passed += c.passed;
   failed += c.failed;
-  lines.push(`  package checks: ${c.passed} passed, ${c.failed} failed`);
-} else {
-  failed += 1;
-  lines.push('  package checks: no report');
+  lines.push(`  ${label}: ${c.passed} passed, ${c.failed} failed`);
 }
 for (const arg of process.argv.slice(2)) {
   if (arg.startsWith('--failed-step=')) {

@@ -26,6 +26,27 @@ export { type ProviderDiff, ProviderSet, type ProviderSlot } from './providers/p
 export * from './queue/index.js';
 export * from './reconcile/index.js';
 export { startHttpServer } from './server/http-server.js';
+export { type DownOptions, type DownReport, down } from './standalone/down.js';
+export { startEchoServer } from './standalone/echo-server.js';
+export {
+  FileProxyStore,
+  type FileProxyStoreOptions,
+  type StoredEvent,
+} from './standalone/file-proxy-store.js';
+export {
+  type DocumentIssue,
+  formatIssue,
+  type LoadedDocuments,
+  loadProxyDocuments,
+  type ProxyDocument,
+} from './standalone/proxy-documents.js';
+export { type RunningStandalone, type StandaloneOptions, startStandalone } from './standalone/standalone.js';
+export {
+  ensureInstallation,
+  type ProxyRecord,
+  readState,
+  type StandaloneState,
+} from './standalone/state-file.js';
 export { KubeHealthStore } from './store/kube-health-store.js';
 export { KubeProxyStore, type KubeProxyStoreOptions } from './store/kube-proxy-store.js';
 export { MemoryProxyStore, type RecordedEvent } from './store/memory-proxy-store.js';

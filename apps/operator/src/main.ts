@@ -6,9 +6,11 @@ import { ProvidersConfigError } from '@egress-proxies/contract';
 import { KubeConfig } from '@kubernetes/client-node';
 import { crdFiles } from './api/crd.js';
 import { FlagError, parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
+import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from './log/logger.js';
 import { startOperator } from './operator.js';
 import { bundledRegistry } from './providers/bundled.js';
+import { downCommand, type Io, statusCommand, upCommand } from './standalone/commands.js';
 import { startTracing } from './tracing/sdk.js';
 
 const USAGE = `usage: egress-proxies <command> [flags]
@@ -16,8 +18,28 @@ const USAGE = `usage: egress-proxies <command> [flags]
 commands:
   run               run the operator against a cluster (in-cluster config or --kubeconfig)
   crds [--out DIR]  print the CRD manifests, or write them into DIR
+  up                run without a cluster: Proxies from files, proxies created through the providers
+  status            the status an \`up\` reported, from another shell
+  down              delete what \`up\` created (this state dir's installation)
 
-${RUN_USAGE}`;
+${RUN_USAGE}
+${STANDALONE_USAGE}`;
+
+function terminalIo(signals = false): Io {
+  return {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    isTTY: process.stdout.isTTY === true,
+    ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
+    // Only `up` traps Ctrl-C (to stop reconciling cleanly); the others die on it as usual.
+    interrupted: signals
+      ? new Promise<void>((resolve) => {
+          process.once('SIGINT', () => resolve());
+          process.once('SIGTERM', () => resolve());
+        })
+      : new Promise<void>(() => {}),
+  };
+}
 
 async function run(args: string[]): Promise<number> {
   const flags = parseRunFlags(args);
@@ -94,6 +116,12 @@ async function main(argv: string[]): Promise<number> {
         return await run(rest);
       case 'crds':
         return crds(rest);
+      case 'up':
+        return await upCommand(parseStandaloneFlags('up', rest), terminalIo(true));
+      case 'status':
+        return statusCommand(parseStandaloneFlags('status', rest), terminalIo());
+      case 'down':
+        return await downCommand(parseStandaloneFlags('down', rest), terminalIo());
       case undefined:
       case 'help':
       case '--help':

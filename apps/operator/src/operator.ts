@@ -86,7 +86,7 @@ export interface RunningOperator {
 }
 
 /** Refuses entries whose type this build has no factory for, naming each entry's path. */
-function checkRegistered(
+export function checkRegistered(
   registry: ProviderRegistry,
   entries: ProviderEntry[],
   source: string,

@@ -37,19 +37,6 @@ describe('egress-proxies CLI', () => {
     expect(r.stderr).toContain('providers[0].type: unknown type "kvm3"');
   });
 
-  it('exits 2 on a provider type this build does not bundle, naming the bundled ones', () => {
-    const path = join(dir, 'kvm2.yaml');
-    writeFileSync(
-      path,
-      '- name: home\n  type: kvm2\n  kvm2:\n    sshKeyFile: /k\n    insecureIgnoreHostKey: true\n    machineTypes: {s: {vcpus: 1, memoryMiB: 512}}\n    hosts: [{name: h, address: "h:22", user: u, bridge: br0}]\n',
-    );
-    const r = cli('run', '--kubeconfig', kubeconfig, '--providers-config', path);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain(
-      'providers[0].type: type "kvm2" of provider "home" is not bundled in this build (bundled: gcp, proxmox)',
-    );
-  });
-
   it('exits 2 on an unusable kubeconfig, naming it', () => {
     const empty = join(dir, 'empty-kubeconfig');
     writeFileSync(empty, '');

@@ -21,7 +21,17 @@ export interface Rule<T> {
   check: (value: T) => boolean;
 }
 
-const show = (v: unknown): string => {
+/**
+ * Fields whose values are secrets (cloud-init carries passwords and keys): an issue anywhere under
+ * them names the path and the type, never the value, since messages reach status, events and logs.
+ */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['cloudInit']);
+
+const isSecretPath = (path: string): boolean =>
+  path.split(/[.[\]]/).some((segment) => SECRET_FIELDS.has(segment));
+
+const show = (v: unknown, path: string): string => {
+  if (isSecretPath(path)) return '(value not shown: secret field)';
   const s = JSON.stringify(v);
   return s === undefined ? String(v) : s.length > 80 ? `${s.slice(0, 77)}...` : s;
 };
@@ -103,11 +113,11 @@ export class StringNode<T extends string = string> extends SchemaNode<T> {
   }
   parse(value: unknown, path: string, issues: SchemaIssue[]): unknown {
     if (typeof value !== 'string') {
-      issues.push({ path, message: `expected a string, got ${typeOf(value)} ${show(value)}` });
+      issues.push({ path, message: `expected a string, got ${typeOf(value)} ${show(value, path)}` });
       return value;
     }
     if (this.values && !this.values.includes(value as T)) {
-      issues.push({ path, message: `must be one of ${this.values.join(', ')}, got ${show(value)}` });
+      issues.push({ path, message: `must be one of ${this.values.join(', ')}, got ${show(value, path)}` });
     }
     const { minLength, maxLength, pattern, patternName } = this.opts;
     if (minLength !== undefined && value.length < minLength) {
@@ -123,7 +133,7 @@ export class StringNode<T extends string = string> extends SchemaNode<T> {
       issues.push({ path, message: `must be at most ${maxLength} characters, got ${value.length}` });
     }
     if (pattern && !pattern.test(value)) {
-      issues.push({ path, message: `${show(value)} is not ${patternName ?? `matching ${pattern.source}`}` });
+      issues.push({ path, message: `${show(value, path)} is not ${patternName ?? `matching ${pattern.source}`}` });
     }
     return value;
   }
@@ -141,7 +151,7 @@ export class IntegerNode extends SchemaNode<number> {
   }
   parse(value: unknown, path: string, issues: SchemaIssue[]): unknown {
     if (typeof value !== 'number' || !Number.isInteger(value)) {
-      issues.push({ path, message: `expected an integer, got ${typeOf(value)} ${show(value)}` });
+      issues.push({ path, message: `expected an integer, got ${typeOf(value)} ${show(value, path)}` });
       return value;
     }
     const { minimum, maximum } = this.opts;
@@ -159,7 +169,7 @@ export class BooleanNode extends SchemaNode<boolean> {
   }
   parse(value: unknown, path: string, issues: SchemaIssue[]): unknown {
     if (typeof value !== 'boolean')
-      issues.push({ path, message: `expected true or false, got ${show(value)}` });
+      issues.push({ path, message: `expected true or false, got ${show(value, path)}` });
     return value;
   }
 }
@@ -170,7 +180,7 @@ export class DateTimeNode extends SchemaNode<string> {
   }
   parse(value: unknown, path: string, issues: SchemaIssue[]): unknown {
     if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
-      issues.push({ path, message: `expected an RFC 3339 date-time, got ${show(value)}` });
+      issues.push({ path, message: `expected an RFC 3339 date-time, got ${show(value, path)}` });
     }
     return value;
   }
@@ -210,7 +220,7 @@ export class ObjectNode<S extends Shape> extends SchemaNode<ObjectOut<S, '_out'>
   }
   parse(value: unknown, path: string, issues: SchemaIssue[]): unknown {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      issues.push({ path, message: `expected an object, got ${typeOf(value)} ${show(value)}` });
+      issues.push({ path, message: `expected an object, got ${typeOf(value)} ${show(value, path)}` });
       return value;
     }
     const input = value as Record<string, unknown>;
@@ -269,7 +279,7 @@ export class ArrayNode<O, I> extends SchemaNode<O[], I[]> {
   }
   parse(value: unknown, path: string, issues: SchemaIssue[]): unknown {
     if (!Array.isArray(value)) {
-      issues.push({ path, message: `expected a list, got ${typeOf(value)} ${show(value)}` });
+      issues.push({ path, message: `expected a list, got ${typeOf(value)} ${show(value, path)}` });
       return value;
     }
     if (this.opts.maxItems !== undefined && value.length > this.opts.maxItems) {
@@ -285,12 +295,12 @@ export class StringMapNode extends SchemaNode<Record<string, string>> {
   }
   parse(value: unknown, path: string, issues: SchemaIssue[]): unknown {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      issues.push({ path, message: `expected a map of strings, got ${typeOf(value)} ${show(value)}` });
+      issues.push({ path, message: `expected a map of strings, got ${typeOf(value)} ${show(value, path)}` });
       return value;
     }
     for (const [k, v] of Object.entries(value)) {
       if (typeof v !== 'string')
-        issues.push({ path: join(path, k), message: `expected a string, got ${show(v)}` });
+        issues.push({ path: join(path, k), message: `expected a string, got ${show(v, path)}` });
     }
     return value;
   }

@@ -13,6 +13,22 @@ const issues = (spec: unknown) => {
 };
 
 describe('validateProxySpec', () => {
+  it('never quotes a cloud-init value in an issue, whatever shape it has', () => {
+    const sentinel = 'chpasswd-SENTINEL-7f3a';
+    for (const cloudInit of [
+      `#cloud-config\n${sentinel}`,
+      { inline: 42, note: sentinel },
+      { inline: [sentinel] },
+    ]) {
+      const found = issues({ provider: 'p', cloudInit });
+      expect(found.length, JSON.stringify(found)).toBeGreaterThan(0);
+      for (const line of found) {
+        expect(line).toMatch(/^spec\.cloudInit/);
+        expect(line.toLowerCase()).not.toContain(sentinel.toLowerCase());
+      }
+    }
+  });
+
   it('fills the defaults', () => {
     expect(validateProxySpec({ provider: 'kvm-home', probe: { target: 'https://ifconfig.me/ip' } })).toEqual({
       mode: 'Managed',
@@ -64,9 +80,9 @@ describe('validateProxySpec', () => {
     expect(issues({ provider: 'p', cloudInit: {} })).toHaveLength(1);
   });
 
-  it('never quotes a long cloud-init whole in a message', () => {
+  it('names the cloud-init path and type but not its value', () => {
     const msg = issues({ provider: 'p', cloudInit: { inline: 5 } })[0]!;
-    expect(msg).toBe('spec.cloudInit.inline: expected a string, got integer 5');
+    expect(msg).toBe('spec.cloudInit.inline: expected a string, got integer (value not shown: secret field)');
   });
 
   it('rejects a missing spec', () => {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { type Logger, traceFields } from '@egress-proxies/contract';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { FINALIZER } from '../api/group.js';
@@ -126,9 +127,14 @@ export class ProxyController {
             this.#abort.signal,
             AbortSignal.timeout(this.opts.reconcileTimeoutMs ?? 600_000),
           ]);
+          // Every provider call of the pass shares this signal, and a provider may run many
+          // steps at once under it (the local provider probes ports in parallel): not a leak.
+          setMaxListeners(64, signal);
           const result = await reconcileProxy(proxy, this.#context(signal, log));
           outcome = result.outcome;
           await this.#apply(proxy, result, log);
+          if (result.endpoint && result.finalizer !== 'remove')
+            this.opts.store.recordEndpoint?.(key, result.endpoint);
           this.#requeue(key, result);
           span.setAttribute('reconcile.outcome', outcome);
           if (result.status?.phase && result.status.phase !== proxy.status?.phase) {

@@ -1,4 +1,5 @@
-import { loadProvidersConfig, ProvidersConfigError } from '@egress-proxies/contract';
+import { loadProvidersConfig, PROVIDER_TYPES, ProviderRegistry, ProvidersConfigError } from '@egress-proxies/contract';
+import { gcpProviderFactory } from '@egress-proxies/provider-gcp';
 import { describe, expect, it } from 'vitest';
 import { bundledRegistry } from './bundled.js';
 
@@ -18,6 +19,12 @@ const config = `
     isoStorage: local
     templates: {debian-13: 9000}
     machineTypes: {small: {cores: 1, memoryMiB: 1024}}
+- name: dev
+  type: local
+  local: {stateDir: /nonexistent/state}
+- name: k8s
+  type: kubernetes
+  kubernetes: {}
 `;
 
 describe('bundledRegistry', () => {
@@ -26,23 +33,30 @@ describe('bundledRegistry', () => {
     expect(built.map((b) => [b.entry.name, b.provider.name, b.provider.type, !!b.checker])).toEqual([
       ['gcp-eu', 'gcp-eu', 'gcp', true],
       ['pve', 'pve', 'proxmox', true],
+      ['dev', 'dev', 'local', true],
+      ['k8s', 'k8s', 'kubernetes', true],
     ]);
     await Promise.all(built.map((b) => b.provider.close?.()));
   });
 
-  it('refuses a type this build does not bundle, naming the registered ones', () => {
+  it('bundles a factory for every provider type the providers config accepts', () => {
+    expect([...bundledRegistry().types()].sort()).toEqual([...PROVIDER_TYPES].sort());
+  });
+
+  it('refuses a type a registry does not carry, naming the registered ones', () => {
+    const partial = new ProviderRegistry().register(gcpProviderFactory);
     const entries = loadProvidersConfig(
       '- name: home\n  type: kvm2\n  kvm2:\n    sshKeyFile: /k\n    insecureIgnoreHostKey: true\n    machineTypes: {s: {vcpus: 1, memoryMiB: 512}}\n    hosts: [{name: h, address: "h:22", user: u, bridge: br0}]\n',
     );
     let err: unknown;
     try {
-      bundledRegistry().createAll(entries);
+      partial.createAll(entries);
     } catch (e) {
       err = e;
     }
     expect(ProvidersConfigError.isInstance(err)).toBe(true);
     expect((err as Error).message).toContain(
-      'providers[0].type: type "kvm2" of provider "home" has no registered factory (registered: gcp, proxmox)',
+      'providers[0].type: type "kvm2" of provider "home" has no registered factory (registered: gcp)',
     );
   });
 });

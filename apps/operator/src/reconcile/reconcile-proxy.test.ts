@@ -34,6 +34,37 @@ describe('reconcileProxy: managed flow', () => {
     expect(d.last?.requeue).toEqual({ type: 'after', ms: 30_000 });
   });
 
+  it('probes and reports the port the provider allocated, not spec.port', async () => {
+    const { handle } = referenceHandle();
+    const inner = handle.provider;
+    // A provider running several proxies on one address reports each one's port in get.
+    const provider = new Proxy(inner, {
+      get(target, key) {
+        if (key === 'get')
+          return async (...args: Parameters<typeof inner.get>) => ({
+            ...(await inner.get(...args)),
+            port: 21001,
+          });
+        const v = Reflect.get(target, key, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const d = new Driver(newProxy({ probe }), [{ ...handle, provider }]);
+    await d.until('Ready');
+    expect(d.probes.map((p) => p.port)).toEqual([21001]);
+    expect(d.last?.endpoint).toEqual({ host: d.proxy.status?.ip, port: 21001 });
+    expect(d.proxy.status?.message).toBe('ready');
+    expect(d.events.find((e) => e.reason === 'Running')?.message).toMatch(/runs at 192\.0\.2\.\d+:21001$/);
+  });
+
+  it('reports spec.port as the endpoint when the provider allocates none', async () => {
+    const { handle } = referenceHandle();
+    const d = new Driver(newProxy({ probe, port: 8080 }), [handle]);
+    await d.until('Ready');
+    expect(d.last?.endpoint?.port).toBe(8080);
+    expect(d.probes[0]?.port).toBe(8080);
+  });
+
   it('passes the phases in order: Pending, Provisioning, Running, Ready', async () => {
     const { handle } = referenceHandle();
     const d = new Driver(newProxy({ probe }), [handle]);

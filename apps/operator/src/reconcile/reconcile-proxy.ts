@@ -60,6 +60,7 @@ export async function reconcileProxy(proxy: ProxyObject, ctx: ReconcileContext):
 class Pass {
   readonly events: ProxyEvent[] = [];
   status: ProxyStatus;
+  endpoint?: { host: string; port: number };
   readonly generation: number;
   readonly cfg: typeof DEFAULTS;
 
@@ -117,6 +118,7 @@ class Pass {
       requeue: r.requeue,
       events: this.events,
       outcome: r.outcome,
+      ...(this.endpoint ? { endpoint: this.endpoint } : {}),
     };
   }
 
@@ -298,20 +300,18 @@ class Pass {
       delete this.status.lastProbeTime;
       delete this.status.egressIP;
     }
-    this.condition(
-      ConditionType.Provisioned,
-      'True',
-      'InstanceRunning',
-      `instance ${inst.id} runs at ${inst.ip}`,
-    );
+    const at = inst.port !== undefined ? `${inst.ip}:${inst.port}` : inst.ip;
+    // A provider that runs several proxies on one address allocates their ports.
+    this.endpoint = { host: inst.ip, port: inst.port ?? spec.port };
+    this.condition(ConditionType.Provisioned, 'True', 'InstanceRunning', `instance ${inst.id} runs at ${at}`);
     if (this.status.phase !== 'Running' && this.status.phase !== 'Ready') {
       // Running is written before the first probe, so a watcher sees every step.
       this.status.phase = 'Running';
-      this.status.message = `instance ${inst.id} runs at ${inst.ip}`;
-      this.event('Normal', 'Running', `instance ${inst.id} runs at ${inst.ip}`);
+      this.status.message = `instance ${inst.id} runs at ${at}`;
+      this.event('Normal', 'Running', `instance ${inst.id} runs at ${at}`);
       return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
     }
-    return this.probeStep(spec, inst.ip, spec.port);
+    return this.probeStep(spec, inst.ip, inst.port ?? spec.port);
   }
 
   forgetInstance(): void {
@@ -480,6 +480,7 @@ class Pass {
     const host = address.slice(0, i).replace(/^\[(.*)\]$/, '$1');
     const port = Number(address.slice(i + 1));
     this.status.ip = host;
+    this.endpoint = { host, port };
     this.condition(ConditionType.Provisioned, 'True', 'External', `external proxy ${address}`);
     if (this.status.phase !== 'Ready') this.status.phase = 'Running';
     const r = await this.probeStep(spec, host, port);

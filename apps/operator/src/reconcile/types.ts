@@ -48,6 +48,12 @@ export interface ReconcileResult {
   requeue: Requeue;
   events: ProxyEvent[];
   outcome: Outcome;
+  /**
+   * Where clients reach the proxy, when this pass saw it running. The port can differ from
+   * `spec.port` (a provider running several proxies on one address allocates ports), and the
+   * Proxy status has no port field, so a store that shows addresses records this.
+   */
+  endpoint?: { host: string; port: number };
 }
 
 /** One probe through a proxy. */

@@ -32,6 +32,8 @@ export interface ProxyStore {
   removeFinalizer(proxy: ProxyObject, finalizer: string, signal?: AbortSignal): Promise<void>;
   /** Records an event on the Proxy; failures are swallowed (events are best effort). */
   event(proxy: ProxyObject, type: EventType, reason: string, message: string): Promise<void>;
+  /** Where clients reach a running Proxy (`ReconcileResult.endpoint`); stores that show addresses keep it. */
+  recordEndpoint?(key: ProxyKey, endpoint: { host: string; port: number }): void;
   /** Reads cloud-init user-data from a Secret in the Proxy's namespace. */
   readSecret(namespace: string, name: string, key: string, signal?: AbortSignal): Promise<string>;
 }

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { parseStandaloneFlags } from './standalone-flags.js';
+
+describe('parseStandaloneFlags', () => {
+  it('parses up with repeated -f and defaults', () => {
+    const f = parseStandaloneFlags('up', [
+      '-f',
+      'a.yaml',
+      '-f',
+      'dir',
+      '--providers',
+      'p.yaml',
+      '--demo',
+      '--once',
+      '--clean',
+    ]);
+    expect(f).toMatchObject({
+      files: ['a.yaml', 'dir'],
+      providers: 'p.yaml',
+      demo: true,
+      once: true,
+      clean: true,
+    });
+    expect(f.timeoutMs).toBe(120_000);
+    expect(f.output).toBe('auto');
+    expect(f.http).toBeUndefined();
+  });
+
+  it('names the bad flag and value', () => {
+    expect(() => parseStandaloneFlags('up', ['--providers', 'p'])).toThrow(
+      'up: -f PATH (Proxy documents) is required',
+    );
+    expect(() => parseStandaloneFlags('down', [])).toThrow('down: --providers PATH is required');
+    expect(() => parseStandaloneFlags('status', ['--output', 'xml'])).toThrow(
+      '--output: "xml" is not one of table, plain, json',
+    );
+    expect(() => parseStandaloneFlags('up', ['-f', 'a', '--providers', 'p', '--timeout', 'soon'])).toThrow(
+      '--timeout: "soon" is not a duration',
+    );
+    expect(() => parseStandaloneFlags('up', ['-f', 'a', '--providers', 'p', '--clean'])).toThrow(
+      '--clean applies only with --once',
+    );
+    expect(() =>
+      parseStandaloneFlags('up', ['-f', 'a', '--providers', 'p', '--metrics-bind-address', 'x']),
+    ).toThrow('--metrics-bind-address: "x" is not HOST:PORT');
+  });
+
+  it('status needs neither files nor providers', () => {
+    expect(parseStandaloneFlags('status', ['--state-dir', '/s', '-o', 'json'])).toMatchObject({
+      stateDir: '/s',
+      output: 'json',
+    });
+  });
+});

@@ -1,0 +1,349 @@
+import { setMaxListeners } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { FlagError } from '../cli/run-flags.js';
+import type { StandaloneFlags } from '../cli/standalone-flags.js';
+import { createOperatorLogger, providerLoggerFrom } from '../log/logger.js';
+import { createHttpProbe } from '../probe/http-probe.js';
+import { down } from './down.js';
+import { startEchoServer } from './echo-server.js';
+import { formatIssue } from './proxy-documents.js';
+import { type RunningStandalone, startStandalone } from './standalone.js';
+import { type ProxyRecord, readState } from './state-file.js';
+import { plainLine, renderTable, rowOf, type StatusRow } from './status-table.js';
+
+/** Where a command writes (tests pass their own). */
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  isTTY: boolean;
+  columns?: number;
+  /** Resolves when the user asks `up` to stop (Ctrl-C); `up` without --once waits on it. */
+  interrupted: Promise<void>;
+}
+
+const isAlive = (pid: number | undefined): boolean => {
+  if (!pid || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
+
+/** The `curl -x` line for a Ready Proxy, and the URL it fetches. */
+function curlFor(
+  r: ProxyRecord,
+  demoTarget?: string,
+): { line: string; host: string; port: number; target: string } | undefined {
+  if (!r.endpoint || r.status?.phase !== 'Ready') return undefined;
+  const spec = r.spec as { probe?: { target?: string } };
+  const target = spec.probe?.target ?? demoTarget;
+  if (!target) return undefined;
+  const host = r.endpoint.host.includes(':') ? `[${r.endpoint.host}]` : r.endpoint.host;
+  const proxy = `http://${host}:${r.endpoint.port}`;
+  return { line: `curl -x ${proxy} ${target}`, host: r.endpoint.host, port: r.endpoint.port, target };
+}
+
+/** Renders status as a live table (a terminal), a line per change (plain) or JSON lines. */
+class StatusView {
+  readonly #mode: 'table' | 'plain' | 'json';
+  #last = new Map<string, string>();
+  #drawn = 0;
+  footer: string[] = [];
+
+  constructor(
+    private readonly io: Io,
+    mode: StandaloneFlags['output'],
+  ) {
+    this.#mode = mode === 'auto' ? (io.isTTY ? 'table' : 'plain') : mode;
+  }
+
+  get mode() {
+    return this.#mode;
+  }
+
+  update(records: ProxyRecord[]): void {
+    const rows = records.map((r) => rowOf(r));
+    if (this.#mode === 'table') {
+      const lines = [...renderTable(rows, this.io.columns), ...this.footer];
+      const erase = this.#drawn > 0 ? `\x1b[${this.#drawn}A\x1b[J` : '';
+      this.io.out(`${erase}${lines.join('\n')}\n`);
+      this.#drawn = lines.length;
+      return;
+    }
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.name);
+      const text = this.#mode === 'json' ? JSON.stringify(row) : plainLine(row);
+      if (this.#last.get(row.name) === text) continue;
+      this.#last.set(row.name, text);
+      this.io.out(`${text}\n`);
+    }
+    for (const name of [...this.#last.keys()]) {
+      if (seen.has(name)) continue;
+      this.#last.delete(name);
+      this.io.out(
+        `${this.#mode === 'json' ? JSON.stringify({ name, phase: 'Deleted' }) : `${name} deleted`}\n`,
+      );
+    }
+  }
+
+  /** A message below the table, or a line of its own. */
+  say(text: string, json: Record<string, unknown>): void {
+    if (this.#mode === 'json') this.io.out(`${JSON.stringify(json)}\n`);
+    else if (this.#mode === 'table') this.footer.push(text);
+    else this.io.out(`${text}\n`);
+  }
+
+  /** Stops redrawing: what follows is printed below the last table. */
+  release(): void {
+    if (this.#mode === 'table' && this.footer.length === 0) return;
+    this.#drawn = 0;
+  }
+
+  static rows(records: ProxyRecord[]): StatusRow[] {
+    return records.map((r) => rowOf(r));
+  }
+}
+
+const notDeleting = (r: ProxyRecord) => r.deletionTimestamp === undefined;
+const allReady = (records: ProxyRecord[]) =>
+  records.filter(notDeleting).length > 0 &&
+  records.filter(notDeleting).every((r) => r.status?.phase === 'Ready' && r.endpoint !== undefined);
+
+/**
+ * `up`: reconciles the Proxies in the files until interrupted (the proxies keep running), or with
+ * --once until all are Ready (then, with --clean, deletes what it created).
+ */
+export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number> {
+  const stateDir = resolve(flags.stateDir);
+  mkdirSync(stateDir, { recursive: true });
+  const prior = readState(stateDir);
+  if (prior && isAlive(prior.pid))
+    throw new FlagError(
+      `another up (pid ${prior.pid}) uses ${stateDir}; stop it or pass another --state-dir`,
+    );
+  const logFile = flags.logFile ?? join(stateDir, 'up.log');
+  const log = createOperatorLogger(
+    flags.logLevel,
+    pino.destination({ dest: logFile, sync: true, mkdir: true }),
+  );
+  const echo = flags.demo ? await startEchoServer(flags.demoPort) : undefined;
+  const view = new StatusView(io, flags.output);
+  let lastIssues = '';
+  let sa: RunningStandalone;
+  try {
+    sa = await startStandalone({
+      proxyPaths: flags.files,
+      providersPath: flags.providers,
+      stateDir,
+      workers: flags.workers,
+      gcIntervalMs: flags.gcIntervalMs,
+      gcGraceMs: flags.gcGraceMs,
+      ...(flags.http ? { http: flags.http } : {}),
+      ...(echo ? { defaultProbeTarget: echo.url } : {}),
+      // A local proxy answers within milliseconds; a failed probe is retried soon.
+      failedProbeRetryMs: 2000,
+      pollIntervalMs: 1000,
+      logger: log,
+      providerLogger: providerLoggerFrom(log),
+      extra: () => (echo ? { demoTarget: echo.url } : {}),
+      onIssues: (issues) => {
+        const text = issues.map(formatIssue).join('\n');
+        if (text === lastIssues) return;
+        lastIssues = text;
+        for (const i of issues) io.err(`invalid Proxy document: ${formatIssue(i)}\n`);
+      },
+    });
+  } catch (err) {
+    await echo?.close();
+    throw err;
+  }
+  const { store } = sa;
+  if (view.mode !== 'json')
+    io.err(
+      `egress-proxies up: installation ${sa.installation}, state in ${stateDir}, logs in ${logFile}${sa.httpPort ? `, metrics on port ${sa.httpPort}` : ''}\n`,
+    );
+  // The provider health checks of the cluster's ProviderHealth, once: a provider that cannot
+  // work (a missing engine, an unwritable state dir) is named before any Proxy gets stuck on it.
+  await Promise.all(
+    sa.providers.slots().map(async (slot) => {
+      const signal = AbortSignal.timeout(15_000);
+      // A check may run many probes at once under one signal (the local one counts free ports).
+      setMaxListeners(256, signal);
+      const results = await slot.checker?.check({ signal }).catch((e: unknown) => [
+        {
+          target: slot.name,
+          ready: false,
+          reason: 'APIError',
+          message: e instanceof Error ? e.message : String(e),
+        },
+      ]);
+      for (const r of results ?? []) {
+        if (!r.ready) io.err(`provider ${slot.name}: ${r.target} is not ready (${r.reason}): ${r.message}\n`);
+      }
+    }),
+  );
+  let pending: NodeJS.Timeout | undefined;
+  const redraw = () => {
+    pending = undefined;
+    view.update(store.records());
+  };
+  const unsubscribe = store.onDisplayChange(() => {
+    pending ??= setTimeout(redraw, 100);
+  });
+  // The table shows how long a slow step has taken, so it is redrawn while one is running.
+  const ticker = view.mode === 'table' ? setInterval(redraw, 1000) : undefined;
+  redraw();
+
+  const downHint = `egress-proxies down --providers ${quote(flags.providers)} --state-dir ${quote(flags.stateDir)}`;
+  let code = 0;
+  const waitReady = async (deadline: number): Promise<boolean> => {
+    while (Date.now() < deadline) {
+      if (allReady(store.records())) return true;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return allReady(store.records());
+  };
+  const announce = async (check: boolean): Promise<boolean> => {
+    redraw();
+    const records = store.records().filter(notDeleting);
+    const curl = records.map((r) => curlFor(r, echo?.url)).find((c) => c !== undefined);
+    view.say(`all ${records.length} proxies are Ready.`, { ready: true, proxies: records.length });
+    if (curl) view.say(`try: ${curl.line}`, { curl: curl.line });
+    if (check && curl) {
+      const r = await createHttpProbe({})(
+        { host: curl.host, port: curl.port, target: curl.target, timeoutMs: 5000, retries: 2 },
+        AbortSignal.timeout(20_000),
+      );
+      if (!r.ok) {
+        view.say(`check failed: ${curl.line}: ${r.error}`, { check: 'failed', error: r.error });
+        return false;
+      }
+      view.say(`checked: ${curl.line} answered 200${r.egressIP ? `; the target saw ${r.egressIP}` : ''}`, {
+        check: 'ok',
+        ...(r.egressIP ? { egressIP: r.egressIP } : {}),
+      });
+    }
+    redraw();
+    return true;
+  };
+
+  try {
+    if (flags.once) {
+      const ready = await Promise.race([
+        waitReady(Date.now() + flags.timeoutMs),
+        io.interrupted.then(() => false),
+      ]);
+      if (ready) {
+        if (!(await announce(true))) code = 1;
+      } else {
+        code = 1;
+        const stuck = store.records().filter((r) => notDeleting(r) && r.status?.phase !== 'Ready');
+        const why =
+          store.records().length === 0
+            ? ['no valid Proxy in the files']
+            : stuck.map(
+                (r) =>
+                  `${r.namespace}/${r.name} is ${r.status?.phase ?? 'Pending'}: ${r.status?.message ?? 'not reconciled yet'}`,
+              );
+        for (const w of why)
+          view.say(`not Ready after ${Math.round(flags.timeoutMs / 1000)}s: ${w}`, {
+            ready: false,
+            error: w,
+          });
+        redraw();
+      }
+    } else {
+      let announced = false;
+      const watchReady = async () => {
+        while (!announced) {
+          if (allReady(store.records())) {
+            announced = true;
+            await announce(false);
+            view.say(
+              `Ctrl-C stops reconciling and leaves the proxies running; \`${downHint}\` deletes them.`,
+              {
+                hint: downHint,
+              },
+            );
+            redraw();
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      };
+      void Promise.race([watchReady(), io.interrupted]);
+      await io.interrupted;
+      announced = true;
+    }
+  } finally {
+    unsubscribe();
+    clearInterval(ticker);
+    clearTimeout(pending);
+    await sa.stop();
+    redraw();
+    view.release();
+  }
+
+  if (flags.once && flags.clean) {
+    const r = await down({ providersPath: flags.providers, stateDir, onLine: (l) => io.err(`${l}\n`) });
+    io.out(
+      view.mode === 'json'
+        ? `${JSON.stringify({ down: { deleted: r.deleted.length, errors: r.errors } })}\n`
+        : `cleaned up: deleted ${r.deleted.length} instance(s)${r.errors.length ? `; errors: ${r.errors.join('; ')}` : ''}\n`,
+    );
+    if (r.errors.length) code = 1;
+  } else if (view.mode !== 'json') {
+    const n = store.records().length;
+    io.out(
+      `stopped reconciling; ${n} prox${n === 1 ? 'y keeps' : 'ies keep'} running. Delete: ${downHint}\n`,
+    );
+  }
+  await echo?.close();
+  return code;
+}
+
+/** `status`: the last state `up` wrote, from another shell. */
+export function statusCommand(flags: StandaloneFlags, io: Io): number {
+  const stateDir = resolve(flags.stateDir);
+  const state = readState(stateDir);
+  if (!state) {
+    io.err(`no standalone state in ${stateDir} (run egress-proxies up first, or pass --state-dir)\n`);
+    return 1;
+  }
+  const rows = StatusView.rows(state.proxies);
+  const running = isAlive(state.pid);
+  if (flags.output === 'json') {
+    io.out(
+      `${JSON.stringify({ installation: state.installation, upRunning: running, updatedAt: state.updatedAt, proxies: rows, issues: state.issues ?? [] })}\n`,
+    );
+    return 0;
+  }
+  const lines = flags.output === 'plain' ? rows.map(plainLine) : renderTable(rows, io.columns);
+  io.out(`${lines.join('\n')}\n`);
+  io.out(
+    running ? `up is running (pid ${state.pid})\n` : `up is not running; state as of ${state.updatedAt}\n`,
+  );
+  for (const i of state.issues ?? []) io.out(`invalid Proxy document: ${i}\n`);
+  return 0;
+}
+
+/** `down`: deletes what this installation created. */
+export async function downCommand(flags: StandaloneFlags, io: Io): Promise<number> {
+  const stateDir = resolve(flags.stateDir);
+  const state = readState(stateDir);
+  if (state && isAlive(state.pid))
+    throw new FlagError(
+      `up (pid ${state.pid}) still reconciles ${stateDir}; stop it first (Ctrl-C), then run down`,
+    );
+  const r = await down({ providersPath: flags.providers, stateDir, onLine: (l) => io.out(`${l}\n`) });
+  for (const e of r.errors) io.err(`down: ${e}\n`);
+  io.out(`deleted ${r.deleted.length} instance(s) of installation ${r.installation ?? '(none)'}\n`);
+  return r.errors.length ? 1 : 0;
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ProxyStatus } from '../api/proxy.js';
+
+export const STATE_FILE = 'standalone-state.json';
+const KIND = 'egress-proxies.standalone-state/v1';
+
+/** What standalone mode remembers about one Proxy between runs. */
+export interface ProxyRecord {
+  namespace: string;
+  name: string;
+  uid: string;
+  generation: number;
+  /** The spec the generation belongs to (a change moves the generation on). */
+  spec: unknown;
+  finalizers: string[];
+  deletionTimestamp?: string;
+  /** Where the Proxy came from (`file[index]`), for messages. */
+  source?: string;
+  status?: ProxyStatus;
+  /** Where clients reach it, when it was last seen running. */
+  endpoint?: { host: string; port: number };
+}
+
+export interface StandaloneState {
+  kind: typeof KIND;
+  /** This installation's id: written into every instance's mark; `down` and GC act on it only. */
+  installation: string;
+  updatedAt: string;
+  /** The pid of the `up` that wrote last, while it runs. */
+  pid?: number;
+  /** The demo echo target, while `up --demo` runs. */
+  demoTarget?: string;
+  /** Document problems of the last scan, formatted. */
+  issues?: string[];
+  proxies: ProxyRecord[];
+}
+
+export const statePath = (stateDir: string) => join(stateDir, STATE_FILE);
+
+/** Reads the state file; undefined when there is none. A file that does not parse is an error naming it. */
+export function readState(stateDir: string): StandaloneState | undefined {
+  const path = statePath(stateDir);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let parsed: StandaloneState;
+  try {
+    parsed = JSON.parse(text) as StandaloneState;
+  } catch {
+    throw new Error(`${path} is not JSON; move it away to start afresh (instances keep their marks)`);
+  }
+  if (parsed?.kind !== KIND || typeof parsed.installation !== 'string' || !Array.isArray(parsed.proxies))
+    throw new Error(`${path} is not a standalone state file (kind ${JSON.stringify(parsed?.kind)})`);
+  return parsed;
+}
+
+/** Writes the state file atomically (temp file, then rename), so a reader never sees half of it. */
+export function writeState(stateDir: string, state: Omit<StandaloneState, 'kind' | 'updatedAt'>): void {
+  mkdirSync(stateDir, { recursive: true });
+  const path = statePath(stateDir);
+  const tmp = `${path}.${process.pid}.tmp`;
+  const full: StandaloneState = { kind: KIND, updatedAt: new Date().toISOString(), ...state };
+  writeFileSync(tmp, `${JSON.stringify(full, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** The installation id of a state dir, generated once and kept in the state file. */
+export function ensureInstallation(stateDir: string): string {
+  const s = readState(stateDir);
+  if (s) return s.installation;
+  const installation = `standalone-${randomUUID()}`;
+  writeState(stateDir, { installation, proxies: [] });
+  return installation;
+}

@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The README's first command without its install and build steps: the built CLI with the
+// arguments `npm start` passes (read from the same file), from the repository root.
+const root = join(import.meta.dirname, '..', '..', '..');
+const cli = join(root, 'apps', 'operator', 'dist', 'main.js');
+const upArgs = JSON.parse(readFileSync(join(root, 'examples/standalone/up-args.json'), 'utf8')) as string[];
+const flag = (name: string) => upArgs[upArgs.indexOf(name) + 1]!;
+const downArgs = ['down', '--providers', flag('--providers'), '--state-dir', flag('--state-dir')];
+
+let child: ChildProcess | undefined;
+let out = '';
+let err = '';
+
+function get(proxy: string, target: string): Promise<{ status: number; body: string }> {
+  const p = new URL(proxy);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: p.hostname, port: Number(p.port), path: target, headers: { host: new URL(target).host } },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function until(what: string, fn: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!fn()) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}\nstdout:\n${out}\nstderr:\n${err}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(() => {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: build the operator first (pnpm build)`);
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGINT');
+    await new Promise((r) => child?.once('exit', r));
+  }
+  spawnSync(process.execPath, [cli, ...downArgs], { cwd: root, encoding: 'utf8' });
+});
+
+describe('the first command (npm start)', () => {
+  it('brings three local proxies to Ready, prints a curl line that works, stops on Ctrl-C, and down cleans up', async () => {
+    child = spawn(process.execPath, [cli, ...upArgs, '--output', 'plain'], { cwd: root, stdio: 'pipe' });
+    child.stdout?.on('data', (c) => {
+      out += c;
+    });
+    child.stderr?.on('data', (c) => {
+      err += c;
+    });
+    await until('the curl line', () => /^try: curl -x \S+ \S+$/m.test(out), 60_000);
+    expect(out).toContain('all 3 proxies are Ready.');
+    // A newcomer's first screen carries no warnings and no invalid-document or provider complaints.
+    expect(err).not.toMatch(/Warning|invalid Proxy document|is not ready/);
+    for (const name of ['proxy-a', 'proxy-b', 'proxy-c'])
+      expect(out).toMatch(new RegExp(`^${name} local Ready 127\\.0\\.0\\.1:\\d+ healthy=true`, 'm'));
+    const [, proxy, target] = /^try: curl -x (\S+) (\S+)$/m.exec(out)!;
+    expect(proxy).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(target).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    // `status` from another shell sees the same.
+    const st = spawnSync(
+      process.execPath,
+      [cli, 'status', '--state-dir', flag('--state-dir'), '--output', 'json'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
+    expect(st.status).toBe(0);
+    const status = JSON.parse(st.stdout) as {
+      upRunning: boolean;
+      proxies: { phase: string; address: string }[];
+    };
+    expect(status.upRunning).toBe(true);
+    expect(status.proxies.map((p) => p.phase)).toEqual(['Ready', 'Ready', 'Ready']);
+    const r = await get(proxy!, target!);
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toEqual({ ip: '127.0.0.1' });
+
+    // Ctrl-C: reconciling stops, the proxies keep running, and the way to delete them is printed.
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(out).toMatch(/stopped reconciling; 3 proxies keep running\. Delete: egress-proxies down /);
+    const ports = [...out.matchAll(/^proxy-. local Ready 127\.0\.0\.1:(\d+)/gm)].map((m) => m[1]);
+    for (const port of new Set(ports)) {
+      // The echo target went with `up`; the proxy itself still answers (502 from the target side).
+      const res = await get(`http://127.0.0.1:${port}`, target!);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+    }
+
+    const d = spawnSync(process.execPath, [cli, ...downArgs], { cwd: root, encoding: 'utf8' });
+    expect(d.stderr).toBe('');
+    expect(d.stdout).toMatch(/deleted 3 instance\(s\) of installation standalone-/);
+    expect(d.status).toBe(0);
+    for (const port of new Set(ports))
+      await expect(get(`http://127.0.0.1:${port}`, target!)).rejects.toThrow();
+  });
+});
