@@ -17,6 +17,7 @@ import { instrumentedCall } from './controller/provider-call.js';
 import { ProxyController } from './controller/proxy-controller.js';
 import { OrphanGc } from './gc/orphan-gc.js';
 import { HealthChecker } from './health/health-checker.js';
+import { HealthLoop } from './health/health-loop.js';
 import { LeaseElector } from './leader/lease-elector.js';
 import { OperatorMetrics } from './metrics/metrics.js';
 import { createHttpProbe, type HttpProbeOptions } from './probe/http-probe.js';
@@ -194,15 +195,8 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
     for (const slot of providers.slots()) reports.push(await gc.collect(slot));
     return reports;
   };
-  const checkAll = async (names?: readonly string[]) => {
-    const slots = providers.slots().filter((s) => !names || names.includes(s.name));
-    await Promise.all(slots.map((s) => health.run(s)));
-    await healthStore
-      .pruneHealth(providers.names())
-      .catch((err) => log.warn({ error: String(err) }, 'pruning ProviderHealth failed'));
-  };
   let gcLoop: Periodic | undefined;
-  let healthLoop: Periodic | undefined;
+  let healthLoop: HealthLoop | undefined;
 
   const startLeading = () => {
     metrics.leader.set(1);
@@ -227,13 +221,15 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
       opts.gcIntervalMs ?? 5 * 60_000,
       (err) => log.warn({ error: String(err) }, 'orphan GC failed'),
     );
-    healthLoop = new Periodic(
-      () => checkAll(),
-      opts.healthIntervalMs ?? 60_000,
-      (err) => log.warn({ error: String(err) }, 'provider health round failed'),
-    );
+    healthLoop = new HealthLoop({
+      providers,
+      checker: health,
+      store: healthStore,
+      intervalMs: opts.healthIntervalMs ?? 60_000,
+      logger: log.child({ loop: 'health' }),
+    });
     gcLoop.start();
-    healthLoop.start();
+    void healthLoop.start();
   };
   const stopLeading = async () => {
     metrics.leader.set(0);
@@ -246,7 +242,6 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
     const touched = [...diff.added, ...diff.changed, ...diff.removed];
     log.info({ ...diff }, 'providers changed');
     controller?.enqueueProviders(touched);
-    if (controller) void checkAll([...diff.added, ...diff.changed]).catch(() => {});
   });
   const watcher = new ConfigWatcher({
     path: opts.configPath,

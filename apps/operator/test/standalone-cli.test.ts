@@ -63,6 +63,9 @@ describe('egress-proxies up / status / down', () => {
     const s = cli('status', '--state-dir', stateDir, '--output', 'plain');
     expect(s.status).toBe(0);
     expect(s.stdout).toMatch(/^lost nowhere Failed/m);
+    // The providers section: the latest health check of each provider.
+    expect(s.stdout).toMatch(/^provider local local ready=true targets=1\/1$/m);
+    expect(s.stdout).toMatch(/^provider squidless local ready=false targets=0\/1 \S+: EngineUnavailable: /m);
     expect(s.stdout).toContain('up is not running');
     expect(s.stdout).toContain(`invalid Proxy document: ${proxies}[1]: spec.port`);
     const d = cli('down', '--providers', providers, '--state-dir', stateDir);

@@ -133,7 +133,10 @@ export class StringNode<T extends string = string> extends SchemaNode<T> {
       issues.push({ path, message: `must be at most ${maxLength} characters, got ${value.length}` });
     }
     if (pattern && !pattern.test(value)) {
-      issues.push({ path, message: `${show(value, path)} is not ${patternName ?? `matching ${pattern.source}`}` });
+      issues.push({
+        path,
+        message: `${show(value, path)} is not ${patternName ?? `matching ${pattern.source}`}`,
+      });
     }
     return value;
   }

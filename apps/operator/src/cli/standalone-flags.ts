@@ -18,6 +18,7 @@ export interface StandaloneFlags {
   workers: number;
   gcIntervalMs: number;
   gcGraceMs: number;
+  healthIntervalMs: number;
   http?: { host: string; port: number };
   logLevel: LogLevelName;
   logFile?: string;
@@ -39,6 +40,7 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   --workers N                   concurrent reconciles (default 4)
   --gc-interval DURATION        orphan GC period (default 5m)
   --gc-grace DURATION           orphans younger than this are kept (default 10m)
+  --health-interval DURATION    provider health check period (default 1m)
   --metrics-bind-address H:P    serve /metrics, /healthz, /readyz (default: off)
   --log-level LEVEL             fatal, error, warn, info, debug, trace (default info)
   --log-file PATH               JSON logs (default <state-dir>/up.log)
@@ -81,6 +83,7 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
         workers: { type: 'string' },
         'gc-interval': { type: 'string' },
         'gc-grace': { type: 'string' },
+        'health-interval': { type: 'string' },
         'metrics-bind-address': { type: 'string' },
         'log-level': { type: 'string' },
         'log-file': { type: 'string' },
@@ -123,6 +126,7 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     workers: positiveInt('--workers', str('workers'), 4),
     gcIntervalMs: duration('--gc-interval', str('gc-interval'), '5m'),
     gcGraceMs: duration('--gc-grace', str('gc-grace'), '10m'),
+    healthIntervalMs: duration('--health-interval', str('health-interval'), '1m'),
     ...(http ? { http } : {}),
     logLevel,
     ...(str('log-file') ? { logFile: str('log-file') as string } : {}),

@@ -8,7 +8,13 @@ import type { Clock } from '../queue/clock.js';
 import type { RateLimiterOptions } from '../queue/rate-limiter.js';
 import { WorkQueue } from '../queue/work-queue.js';
 import { reconcileProxy } from '../reconcile/reconcile-proxy.js';
-import type { ProbeFn, ProviderHandle, ReconcileContext, ReconcileResult } from '../reconcile/types.js';
+import type {
+  ProbeFn,
+  ProviderCall,
+  ProviderHandle,
+  ReconcileContext,
+  ReconcileResult,
+} from '../reconcile/types.js';
 import { describeKubeError } from '../store/kube-errors.js';
 import { type ProxyKey, type ProxyStore, proxyKey } from '../store/proxy-store.js';
 import { operatorTracer } from '../tracing/tracer.js';
@@ -41,6 +47,8 @@ export interface ProxyControllerOptions {
   blockedRetryMs?: number;
   /** The budget of one reconcile; 10 min when absent (a blocking create can take minutes). */
   reconcileTimeoutMs?: number;
+  /** Wraps the provider calls of a reconcile of `key` (standalone mode shows their progress). */
+  wrapCall?: (key: ProxyKey, call: ProviderCall) => ProviderCall;
 }
 
 /**
@@ -130,7 +138,7 @@ export class ProxyController {
           // Every provider call of the pass shares this signal, and a provider may run many
           // steps at once under it (the local provider probes ports in parallel): not a leak.
           setMaxListeners(64, signal);
-          const result = await reconcileProxy(proxy, this.#context(signal, log));
+          const result = await reconcileProxy(proxy, this.#context(key, signal, log));
           outcome = result.outcome;
           await this.#apply(proxy, result, log);
           if (result.endpoint && result.finalizer !== 'remove')
@@ -180,9 +188,13 @@ export class ProxyController {
     return cached;
   }
 
-  #context(signal: AbortSignal, log: OpLogger): ReconcileContext {
+  #context(key: ProxyKey, signal: AbortSignal, log: OpLogger): ReconcileContext {
     const { opts } = this;
     const metrics = opts.metrics;
+    const call = instrumentedCall({
+      ...(metrics ? { metrics } : {}),
+      ...(opts.providerLogger ? { logger: opts.providerLogger } : {}),
+    });
     const probe: ProbeFn = async (req, s) => {
       const r = await opts.probe(req, s);
       metrics?.probeLatency.observe({ result: r.ok ? 'ok' : 'failed' }, r.latencyMs / 1000);
@@ -197,10 +209,7 @@ export class ProxyController {
       probe,
       readCloudInitSecret: (p: ProxyObject, name, key, s) =>
         opts.store.readSecret(p.metadata.namespace, name, key, s),
-      call: instrumentedCall({
-        ...(metrics ? { metrics } : {}),
-        ...(opts.providerLogger ? { logger: opts.providerLogger } : {}),
-      }),
+      call: opts.wrapCall ? opts.wrapCall(key, call) : call,
       ...(opts.defaultProbeTarget ? { defaultProbeTarget: opts.defaultProbeTarget } : {}),
       ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
       ...(opts.failedProbeRetryMs !== undefined ? { failedProbeRetryMs: opts.failedProbeRetryMs } : {}),

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ProviderHealthStatus, ProviderHealthTarget } from '../api/provider-health.js';
 import type { OpLogger } from '../controller/op-logger.js';
 import { silentOpLogger } from '../controller/op-logger.js';
@@ -31,6 +32,8 @@ export class HealthChecker {
     }
     const budget = AbortSignal.timeout(this.opts.timeoutMs ?? 30_000);
     const s = signal ? AbortSignal.any([signal, budget]) : budget;
+    // A check may run many probes at once under one signal (the local one counts free ports).
+    setMaxListeners(256, s);
     try {
       const results = await slot.checker.check({ signal: s });
       const at = rfc3339(now());

@@ -1,4 +1,9 @@
-import { loadProvidersConfig, PROVIDER_TYPES, ProviderRegistry, ProvidersConfigError } from '@egress-proxies/contract';
+import {
+  loadProvidersConfig,
+  PROVIDER_TYPES,
+  ProviderRegistry,
+  ProvidersConfigError,
+} from '@egress-proxies/contract';
 import { gcpProviderFactory } from '@egress-proxies/provider-gcp';
 import { describe, expect, it } from 'vitest';
 import { bundledRegistry } from './bundled.js';

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
@@ -11,7 +10,15 @@ import { startEchoServer } from './echo-server.js';
 import { formatIssue } from './proxy-documents.js';
 import { type RunningStandalone, startStandalone } from './standalone.js';
 import { type ProxyRecord, readState } from './state-file.js';
-import { plainLine, renderTable, rowOf, type StatusRow } from './status-table.js';
+import {
+  plainLine,
+  plainProviderLine,
+  providerRowOf,
+  renderProviderTable,
+  renderTable,
+  rowOf,
+  type StatusRow,
+} from './status-table.js';
 
 /** Where a command writes (tests pass their own). */
 export interface Io {
@@ -145,6 +152,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
       workers: flags.workers,
       gcIntervalMs: flags.gcIntervalMs,
       gcGraceMs: flags.gcGraceMs,
+      healthIntervalMs: flags.healthIntervalMs,
       ...(flags.http ? { http: flags.http } : {}),
       ...(echo ? { defaultProbeTarget: echo.url } : {}),
       // A local proxy answers within milliseconds; a failed probe is retried soon.
@@ -169,26 +177,16 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     io.err(
       `egress-proxies up: installation ${sa.installation}, state in ${stateDir}, logs in ${logFile}${sa.httpPort ? `, metrics on port ${sa.httpPort}` : ''}\n`,
     );
-  // The provider health checks of the cluster's ProviderHealth, once: a provider that cannot
-  // work (a missing engine, an unwritable state dir) is named before any Proxy gets stuck on it.
-  await Promise.all(
-    sa.providers.slots().map(async (slot) => {
-      const signal = AbortSignal.timeout(15_000);
-      // A check may run many probes at once under one signal (the local one counts free ports).
-      setMaxListeners(256, signal);
-      const results = await slot.checker?.check({ signal }).catch((e: unknown) => [
-        {
-          target: slot.name,
-          ready: false,
-          reason: 'APIError',
-          message: e instanceof Error ? e.message : String(e),
-        },
-      ]);
-      for (const r of results ?? []) {
-        if (!r.ready) io.err(`provider ${slot.name}: ${r.target} is not ready (${r.reason}): ${r.message}\n`);
-      }
-    }),
-  );
+  // The first round of the providers' health checks: a provider that cannot work (a missing
+  // engine, an unwritable state dir) is named before any Proxy gets stuck on it.
+  await sa.healthChecked;
+  for (const p of store.providerHealth()) {
+    const failing = p.status.targets?.filter((t) => !t.ready) ?? [];
+    for (const t of failing)
+      io.err(`provider ${p.name}: ${t.target} is not ready (${t.reason}): ${t.message ?? ''}\n`);
+    if (!p.status.targets && p.status.ready === false)
+      io.err(`provider ${p.name}: ${p.status.message ?? 'not ready'}\n`);
+  }
   let pending: NodeJS.Timeout | undefined;
   const redraw = () => {
     pending = undefined;
@@ -318,14 +316,20 @@ export function statusCommand(flags: StandaloneFlags, io: Io): number {
     return 1;
   }
   const rows = StatusView.rows(state.proxies);
+  const providers = (state.providers ?? []).map(providerRowOf);
   const running = isAlive(state.pid);
   if (flags.output === 'json') {
     io.out(
-      `${JSON.stringify({ installation: state.installation, upRunning: running, updatedAt: state.updatedAt, proxies: rows, issues: state.issues ?? [] })}\n`,
+      `${JSON.stringify({ installation: state.installation, upRunning: running, updatedAt: state.updatedAt, proxies: rows, providers, issues: state.issues ?? [] })}\n`,
     );
     return 0;
   }
-  const lines = flags.output === 'plain' ? rows.map(plainLine) : renderTable(rows, io.columns);
+  const plain = flags.output === 'plain';
+  const lines = plain ? rows.map(plainLine) : renderTable(rows, io.columns);
+  if (providers.length > 0)
+    lines.push(
+      ...(plain ? providers.map(plainProviderLine) : ['', ...renderProviderTable(providers, io.columns)]),
+    );
   io.out(`${lines.join('\n')}\n`);
   io.out(
     running ? `up is running (pid ${state.pid})\n` : `up is not running; state as of ${state.updatedAt}\n`,

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { ProviderHealthStatus } from '../api/provider-health.js';
 import type { ProxyObject, ProxyStatus } from '../api/proxy.js';
 import type { EventType } from '../reconcile/types.js';
-import { type ProxyKey, type ProxyStore, proxyKey } from '../store/proxy-store.js';
+import { type HealthStore, type ProxyKey, type ProxyStore, proxyKey } from '../store/proxy-store.js';
 import { type DocumentIssue, formatIssue, loadProxyDocuments } from './proxy-documents.js';
-import { type ProxyRecord, readState, writeState } from './state-file.js';
+import { type ProviderRecord, type ProxyRecord, readState, writeState } from './state-file.js';
 
 export interface FileProxyStoreOptions {
   /** Proxy files or directories. */
@@ -48,8 +49,10 @@ const canonical = (v: unknown): string =>
  * entry, marked deleting, until the reconciler has deleted its instance), and status kept in
  * memory and in an atomically written state file, so a restart picks up where it stopped.
  */
-export class FileProxyStore implements ProxyStore {
+export class FileProxyStore implements ProxyStore, HealthStore {
   readonly #objects = new Map<ProxyKey, ProxyObject>();
+  readonly #progress = new Map<ProxyKey, string>();
+  readonly #health = new Map<string, ProviderHealthStatus>();
   readonly #sources = new Map<ProxyKey, string>();
   readonly #endpoints = new Map<ProxyKey, { host: string; port: number }>();
   readonly #listeners = new Set<(key: ProxyKey) => void>();
@@ -250,6 +253,37 @@ export class FileProxyStore implements ProxyStore {
     if (this.events.length > 200) this.events.splice(0, this.events.length - 200);
   }
 
+  /** Shows `text` as the progress of the step running for `key`; undefined clears it. */
+  setProgress(key: ProxyKey, text: string | undefined): void {
+    if (this.#progress.get(key) === text) return;
+    if (text === undefined) this.#progress.delete(key);
+    else if (this.#objects.has(key)) this.#progress.set(key, text);
+    else return;
+    this.#persistSoon();
+    this.#notifyOnly(key);
+  }
+
+  async writeHealth(provider: string, status: ProviderHealthStatus): Promise<void> {
+    this.#health.set(provider, structuredClone(status));
+    this.#persistSoon();
+    this.#notifyOnly(`provider/${provider}`);
+  }
+
+  async pruneHealth(keep: readonly string[]): Promise<void> {
+    for (const name of [...this.#health.keys()]) if (!keep.includes(name)) this.#health.delete(name);
+    this.#persistSoon();
+  }
+
+  /** GC events go to the log in standalone mode (OrphanGc is given its own event sink). */
+  async providerEvent(): Promise<void> {}
+
+  /** The providers' latest health, by name. */
+  providerHealth(): ProviderRecord[] {
+    return [...this.#health.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, status]) => ({ name, status: structuredClone(status) }));
+  }
+
   async readSecret(namespace: string, name: string, _key?: string): Promise<string> {
     throw new Error(
       `Secret ${namespace}/${name}: standalone mode has no Secrets; put the user-data in spec.cloudInit.inline`,
@@ -261,6 +295,7 @@ export class FileProxyStore implements ProxyStore {
     return [...this.#objects.entries()].map(([key, o]) => {
       const ep = this.#endpoints.get(key);
       const src = this.#sources.get(key);
+      const progress = this.#progress.get(key);
       return {
         namespace: o.metadata.namespace,
         name: o.metadata.name,
@@ -272,6 +307,7 @@ export class FileProxyStore implements ProxyStore {
         ...(src ? { source: src } : {}),
         ...(o.status ? { status: o.status } : {}),
         ...(ep ? { endpoint: ep } : {}),
+        ...(progress ? { progress } : {}),
       };
     });
   }
@@ -287,6 +323,7 @@ export class FileProxyStore implements ProxyStore {
         ...(this.opts.extra?.() ?? {}),
         ...(this.#issues.length ? { issues: this.#issues.map(formatIssue) } : {}),
         proxies: this.records(),
+        ...(this.#health.size ? { providers: this.providerHealth() } : {}),
       });
     } catch (err) {
       this.opts.onError?.(err);
@@ -316,6 +353,7 @@ export class FileProxyStore implements ProxyStore {
   #remove(key: ProxyKey): void {
     this.#objects.delete(key);
     this.#endpoints.delete(key);
+    this.#progress.delete(key);
     this.#sources.delete(key);
     this.#persistSoon();
     this.#notify(key);

@@ -5,6 +5,8 @@ import { Periodic } from '../controller/periodic.js';
 import { instrumentedCall } from '../controller/provider-call.js';
 import { ProxyController } from '../controller/proxy-controller.js';
 import { type GcReport, OrphanGc } from '../gc/orphan-gc.js';
+import { HealthChecker } from '../health/health-checker.js';
+import { HealthLoop } from '../health/health-loop.js';
 import { OperatorMetrics } from '../metrics/metrics.js';
 import { createHttpProbe, type HttpProbeOptions } from '../probe/http-probe.js';
 import { bundledRegistry } from '../providers/bundled.js';
@@ -13,6 +15,7 @@ import type { RateLimiterOptions } from '../queue/rate-limiter.js';
 import type { ProbeFn } from '../reconcile/types.js';
 import { startHttpServer } from '../server/http-server.js';
 import { FileProxyStore } from './file-proxy-store.js';
+import { withProgress } from './progress.js';
 import { loadStandaloneProviders, resolveEntries } from './providers-file.js';
 import type { DocumentIssue } from './proxy-documents.js';
 import { ensureInstallation } from './state-file.js';
@@ -28,6 +31,8 @@ export interface StandaloneOptions {
   workers?: number;
   gcIntervalMs?: number;
   gcGraceMs?: number;
+  /** The period of the providers' health checks; 60 s when absent (as in the cluster). */
+  healthIntervalMs?: number;
   probe?: HttpProbeOptions;
   /** Replaces the HTTP probe (tests). */
   probeFn?: ProbeFn;
@@ -55,6 +60,8 @@ export interface RunningStandalone {
   readonly metrics: OperatorMetrics;
   readonly installation: string;
   readonly httpPort?: number;
+  /** Resolves when every provider's Checker has run once (its results are in `store.providerHealth()`). */
+  readonly healthChecked: Promise<void>;
   collectGarbage(): Promise<GcReport[]>;
   /** Stops reconciling and watching; the proxies keep running. */
   stop(): Promise<void>;
@@ -121,8 +128,18 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     ...(opts.defaultProbeTarget ? { defaultProbeTarget: opts.defaultProbeTarget } : {}),
     ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
     ...(opts.failedProbeRetryMs !== undefined ? { failedProbeRetryMs: opts.failedProbeRetryMs } : {}),
+    wrapCall: (key, call) => withProgress(call, (text) => store.setProgress(key, text)),
   });
   controller.start();
+
+  const healthLoop = new HealthLoop({
+    providers,
+    checker: new HealthChecker({ store, metrics, logger: log.child({ loop: 'health' }) }),
+    store,
+    intervalMs: opts.healthIntervalMs ?? 60_000,
+    logger: log.child({ loop: 'health' }),
+  });
+  const healthChecked = healthLoop.start();
 
   const call = instrumentedCall({ metrics, ...(opts.providerLogger ? { logger: opts.providerLogger } : {}) });
   const gc = new OrphanGc({
@@ -177,10 +194,11 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     metrics,
     installation,
     ...(http ? { httpPort: http.port } : {}),
+    healthChecked,
     collectGarbage,
     async stop() {
       watcher.stop();
-      await Promise.all([controller?.stop(), gcLoop.stop()]);
+      await Promise.all([controller?.stop(), gcLoop.stop(), healthLoop.stop()]);
       await store.stop();
       await providers.close();
       await http?.close();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ProviderHealthStatus } from '../api/provider-health.js';
 import type { ProxyStatus } from '../api/proxy.js';
 
 export const STATE_FILE = 'standalone-state.json';
@@ -21,6 +22,14 @@ export interface ProxyRecord {
   status?: ProxyStatus;
   /** Where clients reach it, when it was last seen running. */
   endpoint?: { host: string; port: number };
+  /** The latest progress a provider call logged while it runs (an image download). */
+  progress?: string;
+}
+
+/** The latest ProviderHealth status of one configured provider. */
+export interface ProviderRecord {
+  name: string;
+  status: ProviderHealthStatus;
 }
 
 export interface StandaloneState {
@@ -35,6 +44,8 @@ export interface StandaloneState {
   /** Document problems of the last scan, formatted. */
   issues?: string[];
   proxies: ProxyRecord[];
+  /** The providers' latest health checks. */
+  providers?: ProviderRecord[];
 }
 
 export const statePath = (stateDir: string) => join(stateDir, STATE_FILE);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ProxyRecord } from './state-file.js';
-import { plainLine, renderTable, rowOf } from './status-table.js';
+import {
+  plainLine,
+  plainProviderLine,
+  providerRowOf,
+  renderProviderTable,
+  renderTable,
+  rowOf,
+} from './status-table.js';
 
 const rec = (over: Partial<ProxyRecord>): ProxyRecord => ({
   namespace: 'default',
@@ -45,11 +52,60 @@ describe('the status table', () => {
       ],
     };
     expect(rowOf(rec({ status }), now).phase).toBe('Provisioning 30s');
+    expect(rowOf(rec({ status }), now + 42_000).phase).toBe('Provisioning 1m12s');
     expect(rowOf(rec({ status, deletionTimestamp: '2026-01-01T00:00:59Z' }), now).phase).toBe('Deleting');
   });
 
   it('cuts lines to the terminal width', () => {
     const rows = [rowOf(rec({ status: { phase: 'Failed', message: 'x'.repeat(200) } }))];
     for (const line of renderTable(rows, 60)) expect(line.length).toBeLessThanOrEqual(60);
+  });
+
+  it('appends the progress of the running step to the message', () => {
+    const row = rowOf(
+      rec({ status: { phase: 'Provisioning', message: 'creating' }, progress: 'image download 43%' }),
+    );
+    expect(row.message).toBe('creating — image download 43%');
+    expect(row.progress).toBe('image download 43%');
+    expect(rowOf(rec({ status: { phase: 'Pending' }, progress: 'x 1%' })).message).toBe('x 1%');
+    expect(rowOf(rec({ status: { phase: 'Ready', message: 'ready' } }))).not.toHaveProperty('progress');
+  });
+
+  it('shows each provider with its ready targets and first failing reason', () => {
+    const at = '2026-01-01T00:00:00Z';
+    const rows = [
+      providerRowOf({
+        name: 'home',
+        status: {
+          type: 'kvm',
+          ready: false,
+          summary: '1/2',
+          lastCheckTime: at,
+          targets: [
+            { target: 'nas1', address: 'a', ready: true, reason: 'Ready', lastCheckTime: at },
+            {
+              target: 'nas2',
+              address: 'b',
+              ready: false,
+              reason: 'Unreachable',
+              message: 'refused',
+              lastCheckTime: at,
+            },
+          ],
+        },
+      }),
+      providerRowOf({
+        name: 'gcp',
+        status: { type: 'gcp', ready: false, message: 'the check failed: boom' },
+      }),
+    ];
+    expect(renderProviderTable(rows)).toEqual([
+      'PROVIDER  TYPE  READY  TARGETS  PROBLEM',
+      'home      kvm   false  1/2      nas2: Unreachable: refused',
+      'gcp       gcp   false           the check failed: boom',
+    ]);
+    expect(plainProviderLine(rows[0]!)).toBe(
+      'provider home kvm ready=false targets=1/2 nas2: Unreachable: refused',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import type { ProxyRecord } from './state-file.js';
+import type { ProviderRecord, ProxyRecord } from './state-file.js';
 
 /** One row of the status table. */
 export interface StatusRow {
@@ -9,7 +9,14 @@ export interface StatusRow {
   address: string;
   healthy: string;
   message: string;
+  /** The latest progress of the provider call running now (also in `message`). */
+  progress?: string;
 }
+
+const elapsed = (ms: number) => {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+};
 
 export function rowOf(r: ProxyRecord, now = Date.now()): StatusRow {
   const s = r.status ?? {};
@@ -19,17 +26,65 @@ export function rowOf(r: ProxyRecord, now = Date.now()): StatusRow {
   if (!deleting && s.phase && s.phase !== 'Ready' && s.phase !== 'Failed') {
     // A step that takes a while shows how long it has taken so far.
     const since = s.conditions?.reduce((t, c) => Math.max(t, Date.parse(c.lastTransitionTime) || 0), 0) ?? 0;
-    if (since > 0 && now - since >= 5000) phase = `${phase} ${Math.round((now - since) / 1000)}s`;
+    if (since > 0 && now - since >= 5000) phase = `${phase} ${elapsed(now - since)}`;
   }
   const address = r.endpoint ? `${r.endpoint.host}:${r.endpoint.port}` : (s.ip ?? '');
+  const message = s.message ?? '';
   return {
     name: r.namespace === 'default' ? r.name : `${r.namespace}/${r.name}`,
     provider: spec.provider ?? (spec.address ? 'external' : ''),
     phase,
     address: s.phase === 'Running' || s.phase === 'Ready' ? address : '',
     healthy: s.healthy === undefined ? '' : String(s.healthy),
-    message: s.message ?? '',
+    message: r.progress ? (message ? `${message} — ${r.progress}` : r.progress) : message,
+    ...(r.progress ? { progress: r.progress } : {}),
   };
+}
+
+/** One row of the providers section: the latest Checker round of a provider. */
+export interface ProviderRow {
+  name: string;
+  type: string;
+  ready: string;
+  /** Ready targets out of all (`2/3`). */
+  targets: string;
+  /** The first target that is not ready and why, or why the check could not run. */
+  problem: string;
+  lastCheckTime: string;
+}
+
+export function providerRowOf(p: ProviderRecord): ProviderRow {
+  const s = p.status;
+  const failing = s.targets?.find((t) => !t.ready);
+  const problem = failing
+    ? `${failing.target}: ${failing.reason}${failing.message ? `: ${failing.message}` : ''}`
+    : (s.message ?? '');
+  return {
+    name: p.name,
+    type: s.type,
+    ready: s.ready === undefined ? '' : String(s.ready),
+    targets: s.summary ?? '',
+    problem,
+    lastCheckTime: s.lastCheckTime ?? '',
+  };
+}
+
+/** Columns padded, the last one cut so the line fits `width` when given. */
+function columns<R extends object>(
+  headers: R,
+  cols: (keyof R)[],
+  rows: readonly R[],
+  width?: number,
+): string[] {
+  const all = [headers, ...rows];
+  const cell = (r: R, c: keyof R) => String(r[c] ?? '');
+  const w = cols.map((c) => Math.max(...all.map((r) => cell(r, c).length)));
+  return all.map((r) => {
+    const line = cols
+      .map((c, i) => (i === cols.length - 1 ? cell(r, c) : cell(r, c).padEnd(w[i]! + 2)))
+      .join('');
+    return width && line.length > width ? `${line.slice(0, width - 1)}…` : line;
+  });
 }
 
 const HEADERS: StatusRow = {
@@ -44,17 +99,34 @@ const COLS: (keyof StatusRow)[] = ['name', 'provider', 'phase', 'address', 'heal
 
 /** The table as lines, columns padded; the message is cut to `width` when given. */
 export function renderTable(rows: readonly StatusRow[], width?: number): string[] {
-  const all = [HEADERS, ...rows];
-  const w = COLS.map((c) => Math.max(...all.map((r) => r[c].length)));
-  return all.map((r) => {
-    const line = COLS.map((c, i) => (i === COLS.length - 1 ? r[c] : r[c].padEnd(w[i]! + 2))).join('');
-    return width && line.length > width ? `${line.slice(0, width - 1)}…` : line;
-  });
+  return columns(HEADERS, COLS, rows, width);
+}
+
+const PROVIDER_HEADERS: ProviderRow = {
+  name: 'PROVIDER',
+  type: 'TYPE',
+  ready: 'READY',
+  targets: 'TARGETS',
+  problem: 'PROBLEM',
+  lastCheckTime: 'CHECKED',
+};
+const PROVIDER_COLS: (keyof ProviderRow)[] = ['name', 'type', 'ready', 'targets', 'problem'];
+
+/** The providers section as lines. */
+export function renderProviderTable(rows: readonly ProviderRow[], width?: number): string[] {
+  return columns(PROVIDER_HEADERS, PROVIDER_COLS, rows, width);
 }
 
 /** One plain line per row (logs, pipes): `name provider phase address healthy=... message`. */
 export function plainLine(r: StatusRow): string {
   return [r.name, r.provider, r.phase, r.address || '-', `healthy=${r.healthy || '-'}`, r.message]
+    .join(' ')
+    .trim();
+}
+
+/** One plain line per provider: `provider name type ready=... targets=... problem`. */
+export function plainProviderLine(r: ProviderRow): string {
+  return ['provider', r.name, r.type, `ready=${r.ready || '-'}`, `targets=${r.targets || '-'}`, r.problem]
     .join(' ')
     .trim();
 }
