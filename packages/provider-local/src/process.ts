@@ -109,8 +109,14 @@ export async function stopStrays(ctx: OpContext, name: string): Promise<void> {
 /** SIGTERM, a grace period, then SIGKILL; only ever for a pid that passed `isOurProcess`. */
 export async function stopProcess(ctx: OpContext, name: string, record: InstanceRecord): Promise<void> {
   if (!record.pid || !(await processRuns(ctx, name, record))) return;
-  const polling = { ...ctx, backend: ctx.pollBackend };
-  const gone = async () => !(await processRuns(polling, name, record));
+  const pid = record.pid;
+  // Identity was proven above; from here the pid stays ours until it exits or is reused (a new
+  // start time). The command line no longer decides: Squid rewrites it while it shuts down, and
+  // delete must not return while the process still holds its port.
+  const gone = async () => {
+    const info = await ctx.pollBackend.inspect(ctx.signal, pid);
+    return !info.alive || info.startTime !== record.startTime;
+  };
   await ctx.backend.kill(ctx.signal, record.pid, 'SIGTERM');
   if (await pollUntil(ctx, ctx.timing.stopGraceMs, gone)) return;
   ctx.logger.log(1, 'local proxy ignored SIGTERM; killing it', { name, pid: record.pid });
