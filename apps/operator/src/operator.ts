@@ -19,7 +19,7 @@ import { OrphanGc } from './gc/orphan-gc.js';
 import { HealthChecker } from './health/health-checker.js';
 import { HealthLoop } from './health/health-loop.js';
 import { LeaseElector } from './leader/lease-elector.js';
-import { OperatorMetrics } from './metrics/metrics.js';
+import { countByPhase, OperatorMetrics } from './metrics/metrics.js';
 import { createHttpProbe, type HttpProbeOptions } from './probe/http-probe.js';
 import { bundledRegistry } from './providers/bundled.js';
 import { type ProviderDiff, ProviderSet } from './providers/provider-set.js';
@@ -156,14 +156,7 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
   });
   let controller: ProxyController | undefined;
   const metrics = new OperatorMetrics({
-    proxiesByPhase: () => {
-      const m = new Map<string, number>();
-      for (const p of store.list()) {
-        const phase = p.status?.phase ?? 'Unknown';
-        m.set(phase, (m.get(phase) ?? 0) + 1);
-      }
-      return m;
-    },
+    proxiesByPhase: () => countByPhase(store.list()),
     queueDepth: () => controller?.queue.length ?? 0,
   });
   let synced = false;

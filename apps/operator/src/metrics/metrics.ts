@@ -1,6 +1,16 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PROXY_PHASES } from '../api/proxy.js';
 
+/** Proxies counted by status phase (`Unknown` before the first status), for the phase gauge. */
+export function countByPhase(proxies: Iterable<{ status?: { phase?: string } }>): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const p of proxies) {
+    const phase = p.status?.phase ?? 'Unknown';
+    m.set(phase, (m.get(phase) ?? 0) + 1);
+  }
+  return m;
+}
+
 /** Every metric the operator exports, on its own registry (never prom-client's global one). */
 export class OperatorMetrics {
   readonly registry = new Registry();
