@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { ProvidersConfigError } from '@egress-proxies/contract';
 import { KubeConfig } from '@kubernetes/client-node';
 import { crdFiles } from './api/crd.js';
-import { FlagError, parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
+import { FlagError } from './cli/flag-error.js';
+import { parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
 import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from './log/logger.js';
 import { startOperator } from './operator.js';
@@ -133,7 +134,7 @@ async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (ProvidersConfigError.isInstance(err) || err instanceof FlagError) {
+    if (ProvidersConfigError.isInstance(err) || FlagError.isInstance(err)) {
       process.stderr.write(`egress-proxies: ${err.message}\n`);
       return 2;
     }

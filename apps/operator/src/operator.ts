@@ -1,35 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import {
-  type Logger,
-  loadProvidersConfig,
-  type ProviderEntry,
-  type ProviderRegistry,
-  ProvidersConfigError,
-} from '@egress-proxies/contract';
+import { loadProvidersConfig, type ProviderRegistry } from '@egress-proxies/contract';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { ConfigWatcher } from './config/config-watcher.js';
-import type { OpLogger } from './controller/op-logger.js';
 import { silentOpLogger } from './controller/op-logger.js';
-import { Periodic } from './controller/periodic.js';
-import { instrumentedCall } from './controller/provider-call.js';
-import { ProxyController } from './controller/proxy-controller.js';
-import { OrphanGc } from './gc/orphan-gc.js';
-import { HealthChecker } from './health/health-checker.js';
-import { HealthLoop } from './health/health-loop.js';
+import type { ProxyController } from './controller/proxy-controller.js';
+import { type CoreTuning, createOperatorCore } from './core/operator-core.js';
+import type { GcReport } from './gc/orphan-gc.js';
 import { LeaseElector } from './leader/lease-elector.js';
-import { countByPhase, OperatorMetrics } from './metrics/metrics.js';
-import { createHttpProbe, type HttpProbeOptions } from './probe/http-probe.js';
+import type { OperatorMetrics } from './metrics/metrics.js';
 import { bundledRegistry } from './providers/bundled.js';
-import { type ProviderDiff, ProviderSet } from './providers/provider-set.js';
-import type { RateLimiterOptions } from './queue/rate-limiter.js';
-import type { ProbeFn } from './reconcile/types.js';
-import { startHttpServer } from './server/http-server.js';
+import { checkRegistered } from './providers/check-registered.js';
+import { ProviderSet } from './providers/provider-set.js';
 import { KubeHealthStore } from './store/kube-health-store.js';
 import { KubeProxyStore } from './store/kube-proxy-store.js';
 
-export interface OperatorOptions {
+/** The in-cluster entry point's options; the shared tuning knobs come from CoreTuning. */
+export interface OperatorOptions extends CoreTuning {
   kubeConfig: KubeConfig;
   /** The providers config file; validated at start, reloaded when it changes. */
   configPath: string;
@@ -47,24 +34,7 @@ export interface OperatorOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
-  workers?: number;
-  gcIntervalMs?: number;
-  gcGraceMs?: number;
-  healthIntervalMs?: number;
-  configPollMs?: number;
-  probe?: HttpProbeOptions;
-  /** Replaces the HTTP probe (tests). */
-  probeFn?: ProbeFn;
-  defaultProbeTarget?: string;
-  pollIntervalMs?: number;
-  failedProbeRetryMs?: number;
   resyncMs?: number;
-  rateLimiter?: RateLimiterOptions;
-  /** Where /metrics, /healthz and /readyz listen; no server when absent. */
-  http?: { host: string; port: number };
-  logger?: OpLogger;
-  /** What providers log through. */
-  providerLogger?: Logger;
   /** Called when leadership is lost (main exits so a fresh process campaigns again). */
   onLostLeadership?: () => void;
 }
@@ -82,28 +52,8 @@ export interface RunningOperator {
   /** Re-reads the config file now (the watcher also does on its own). */
   reloadConfig(): Promise<void>;
   /** Runs one GC pass over every provider now (leader only); the reports. */
-  collectGarbage(): Promise<import('./gc/orphan-gc.js').GcReport[]>;
+  collectGarbage(): Promise<GcReport[]>;
   stop(): Promise<void>;
-}
-
-/** Refuses entries whose type this build has no factory for, naming each entry's path. */
-export function checkRegistered(
-  registry: ProviderRegistry,
-  entries: ProviderEntry[],
-  source: string,
-): ProviderEntry[] {
-  const issues = entries.flatMap((e, i) =>
-    registry.has(e.type)
-      ? []
-      : [
-          {
-            path: `providers[${i}].type`,
-            message: `type ${JSON.stringify(e.type)} of provider ${JSON.stringify(e.name)} is not bundled in this build (bundled: ${registry.types().join(', ') || 'none'})`,
-          },
-        ],
-  );
-  if (issues.length > 0) throw new ProvidersConfigError(issues, { source });
-  return entries;
 }
 
 /** Reads the `kube-system` namespace UID: an id every cluster has and no other cluster shares. */
@@ -154,109 +104,20 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
     eventNamespace: 'default',
     onError: (err) => log.warn({ error: String(err) }, 'health store error'),
   });
-  let controller: ProxyController | undefined;
-  const metrics = new OperatorMetrics({
-    proxiesByPhase: () => countByPhase(store.list()),
-    queueDepth: () => controller?.queue.length ?? 0,
-  });
-  let synced = false;
-  const http = opts.http
-    ? await startHttpServer({
-        ...opts.http,
-        registry: metrics.registry,
-        healthy: () => true,
-        ready: () => synced,
-      })
-    : undefined;
-
-  await store.start();
-  synced = true;
-
-  const call = instrumentedCall({ metrics, ...(opts.providerLogger ? { logger: opts.providerLogger } : {}) });
-  const health = new HealthChecker({ store: healthStore, metrics, logger: log.child({ loop: 'health' }) });
-  const gc = new OrphanGc({
-    liveProxies: () => store.list(),
+  const core = createOperatorCore({
+    ...opts,
+    store,
+    healthStore,
+    providers,
     installation,
-    graceMs: opts.gcGraceMs ?? 10 * 60_000,
-    call,
-    metrics,
-    event: (p, type, reason, message) => healthStore.providerEvent(p, type, reason, message),
-    logger: log.child({ loop: 'gc' }),
+    configText: text,
+    prepareReload: (next) => checkRegistered(registry, next, opts.configPath),
+    ...(opts.resyncMs !== undefined ? { controller: { resyncMs: opts.resyncMs } } : {}),
   });
-  const collectGarbage = async () => {
-    const reports = [];
-    for (const slot of providers.slots()) reports.push(await gc.collect(slot));
-    return reports;
-  };
-  let gcLoop: Periodic | undefined;
-  let healthLoop: HealthLoop | undefined;
-
-  const startLeading = () => {
-    metrics.leader.set(1);
-    controller = new ProxyController({
-      store,
-      providers,
-      installation,
-      probe: opts.probeFn ?? createHttpProbe(opts.probe),
-      metrics,
-      logger: log.child({ loop: 'proxy' }),
-      ...(opts.providerLogger ? { providerLogger: opts.providerLogger } : {}),
-      ...(opts.workers ? { workers: opts.workers } : {}),
-      ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
-      ...(opts.defaultProbeTarget ? { defaultProbeTarget: opts.defaultProbeTarget } : {}),
-      ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
-      ...(opts.failedProbeRetryMs !== undefined ? { failedProbeRetryMs: opts.failedProbeRetryMs } : {}),
-      ...(opts.resyncMs !== undefined ? { resyncMs: opts.resyncMs } : {}),
-    });
-    controller.start();
-    gcLoop = new Periodic(
-      () => collectGarbage().then(() => {}),
-      opts.gcIntervalMs ?? 5 * 60_000,
-      (err) => log.warn({ error: String(err) }, 'orphan GC failed'),
-    );
-    healthLoop = new HealthLoop({
-      providers,
-      checker: health,
-      store: healthStore,
-      intervalMs: opts.healthIntervalMs ?? 60_000,
-      logger: log.child({ loop: 'health' }),
-    });
-    gcLoop.start();
-    void healthLoop.start();
-  };
-  const stopLeading = async () => {
-    metrics.leader.set(0);
-    const c = controller;
-    controller = undefined;
-    await Promise.all([c?.stop(), gcLoop?.stop(), healthLoop?.stop()]);
-  };
-
-  providers.onChange((diff: ProviderDiff) => {
-    const touched = [...diff.added, ...diff.changed, ...diff.removed];
-    log.info({ ...diff }, 'providers changed');
-    controller?.enqueueProviders(touched);
-  });
-  const watcher = new ConfigWatcher({
-    path: opts.configPath,
-    ...(opts.configPollMs ? { pollMs: opts.configPollMs } : {}),
-    onConfig: async (next) => {
-      await providers.apply(checkRegistered(registry, next, opts.configPath));
-      metrics.configReloads.inc({ result: 'applied' });
-      log.info({ providers: providers.names() }, 'providers config reloaded');
-    },
-    onError: (err) => {
-      metrics.configReloads.inc({ result: 'rejected' });
-      log.error(
-        { error: err instanceof Error ? err.message : String(err) },
-        'providers config rejected; keeping the previous one',
-      );
-    },
-  });
-  watcher.setInitial(text);
-  watcher.start();
+  const { httpPort } = await core.start();
 
   let elector: LeaseElector | undefined;
-  if (opts.leaderElection === false) startLeading();
+  if (opts.leaderElection === false) core.startLeading();
   else {
     elector = new LeaseElector({
       kubeConfig: opts.kubeConfig,
@@ -266,9 +127,9 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
       ...(opts.leaseDurationMs ? { leaseDurationMs: opts.leaseDurationMs } : {}),
       ...(opts.renewDeadlineMs ? { renewDeadlineMs: opts.renewDeadlineMs } : {}),
       ...(opts.retryPeriodMs ? { retryPeriodMs: opts.retryPeriodMs } : {}),
-      onStartedLeading: startLeading,
+      onStartedLeading: () => void core.startLeading(),
       onStoppedLeading: () => {
-        void stopLeading();
+        void core.stopLeading();
         opts.onLostLeadership?.();
       },
       logger: log.child({ loop: 'leader' }),
@@ -278,21 +139,14 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
 
   return {
     providers,
-    metrics,
+    metrics: core.metrics,
     installation,
     identity,
-    ...(http ? { httpPort: http.port } : {}),
-    isLeader: () => controller !== undefined,
-    controller: () => controller,
-    reloadConfig: () => watcher.check(),
-    collectGarbage,
-    async stop() {
-      watcher.stop();
-      if (elector) await elector.stop();
-      await stopLeading();
-      await store.stop();
-      await providers.close();
-      await http?.close();
-    },
+    ...(httpPort !== undefined ? { httpPort } : {}),
+    isLeader: () => core.controller() !== undefined,
+    controller: () => core.controller(),
+    reloadConfig: () => core.reloadConfig(),
+    collectGarbage: () => core.collectGarbage(),
+    stop: () => core.stop(async () => elector?.stop()),
   };
 }

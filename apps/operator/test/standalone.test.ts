@@ -1,8 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ProviderRegistry } from '@egress-proxies/contract';
+import { localProviderFactory } from '@egress-proxies/provider-local';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpLogger } from '../src/controller/op-logger.js';
 import { down } from '../src/standalone/down.js';
 import { startEchoServer } from '../src/standalone/echo-server.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
@@ -197,5 +200,48 @@ describe('standalone mode over provider-local', () => {
     const r2 = await down({ providersPath, stateDir: otherState });
     expect(r2.deleted).toHaveLength(1);
     expect(readdirSync(instancesDir)).toEqual([]);
+  });
+
+  it('refuses a providers reload naming a type this build lacks, and keeps the old config', async () => {
+    const base = join(dir, 'reload');
+    mkdirSync(base, { recursive: true });
+    const path = join(base, 'providers.yaml');
+    const local = `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 23200, max: 23299}, engine: node}\n`;
+    writeFileSync(path, local);
+    writeFileSync(join(base, 'proxies.yaml'), '');
+    const errors: string[] = [];
+    const noop = () => {};
+    const logger: OpLogger = {
+      info: noop,
+      warn: noop,
+      debug: noop,
+      error: (obj: unknown) => errors.push(JSON.stringify(obj)),
+      child: () => logger,
+    };
+    const only = await startStandalone({
+      logger,
+      proxyPaths: [join(base, 'proxies.yaml')],
+      providersPath: path,
+      stateDir: join(base, 'state'),
+      registry: new ProviderRegistry().register(localProviderFactory),
+    });
+    try {
+      // A valid kvm2 entry, but this build (the registry above) has no kvm2 factory.
+      writeFileSync(
+        path,
+        `${local}- name: hv\n  type: kvm2\n  kvm2: {sshKeyFile: /k, insecureIgnoreHostKey: true, machineTypes: {s: {vcpus: 1, memoryMiB: 512}}, hosts: [{name: h, address: 'h:22', user: u, bridge: br0}]}\n`,
+      );
+      await only.reloadConfig();
+      expect(only.providers.names()).toEqual(['local']);
+      // Refused up front with the entry's path, as the cluster does, not by a failing factory.
+      expect(errors.join('\n')).toMatch(
+        /providers\[1\]\.type: type \\"kvm2\\" of provider \\"hv\\" is not bundled/,
+      );
+      expect(await only.metrics.registry.metrics()).toMatch(
+        /egress_proxies_config_reloads_total\{result="rejected"\} 1/,
+      );
+    } finally {
+      await only.stop();
+    }
   });
 });

@@ -1,8 +1,9 @@
-import { parseArgs } from 'node:util';
-import { parseDuration } from '../api/duration.js';
-import { LOG_LEVELS, type LogLevelName } from '../log/logger.js';
+import { LOG_LEVELS } from '../log/logger.js';
+import { FlagError } from './flag-error.js';
+import { FlagReader, type FlagWording } from './flag-reader.js';
+import { TUNING_OPTIONS, type TuningFlags } from './tuning-flags.js';
 
-export interface RunFlags {
+export interface RunFlags extends TuningFlags {
   kubeconfig?: string;
   providersConfig: string;
   installationId?: string;
@@ -10,12 +11,7 @@ export interface RunFlags {
   operatorNamespace: string;
   leaderElection: boolean;
   leaseName: string;
-  workers: number;
-  gcIntervalMs: number;
-  gcGraceMs: number;
-  healthIntervalMs: number;
   http: { host: string; port: number };
-  logLevel: LogLevelName;
   defaultProbeTarget?: string;
   probeCaFile?: string;
   otlpEndpoint?: string;
@@ -41,73 +37,36 @@ export const RUN_USAGE = `usage: egress-proxies run [flags]
   --otlp-endpoint URL           OTLP/HTTP traces endpoint (default $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
 `;
 
-/** A bad flag: the message names the flag and the value. */
-export class FlagError extends Error {
-  readonly code = 'INVALID_FLAG';
-  constructor(message: string) {
-    super(message);
-    this.name = 'FlagError';
-  }
-}
-
-function duration(flag: string, value: string): number {
-  try {
-    return parseDuration(value);
-  } catch {
-    throw new FlagError(`--${flag}: invalid duration ${JSON.stringify(value)} (expected e.g. 30s, 5m, 1h)`);
-  }
-}
-
-function hostPort(flag: string, value: string): { host: string; port: number } {
-  const m = /^(.*):(\d{1,5})$/.exec(value);
-  const port = m ? Number(m[2]) : Number.NaN;
-  if (!m || port > 65535) throw new FlagError(`--${flag}: expected HOST:PORT, got ${JSON.stringify(value)}`);
-  return { host: (m[1] || '0.0.0.0').replace(/^\[(.*)\]$/, '$1'), port };
-}
+const RUN_WORDING: FlagWording = {
+  duration: (flag, shown) => `${flag}: invalid duration ${shown} (expected e.g. 30s, 5m, 1h)`,
+  integer: (flag, shown, min, max) => `${flag}: expected an integer from ${min} to ${max}, got ${shown}`,
+  oneOf: (flag, shown, allowed) => `${flag}: expected one of ${allowed.join(', ')}, got ${shown}`,
+  hostPort: (flag, shown) => `${flag}: expected HOST:PORT, got ${shown}`,
+};
 
 /** Parses the `run` flags; throws FlagError naming the bad flag. */
 export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.env): RunFlags {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        kubeconfig: { type: 'string' },
-        'providers-config': { type: 'string' },
-        'installation-id': { type: 'string' },
-        namespace: { type: 'string' },
-        'operator-namespace': { type: 'string' },
-        'no-leader-election': { type: 'boolean' },
-        'lease-name': { type: 'string' },
-        workers: { type: 'string' },
-        'gc-interval': { type: 'string' },
-        'gc-grace': { type: 'string' },
-        'health-interval': { type: 'string' },
-        'http-bind-address': { type: 'string' },
-        'log-level': { type: 'string' },
-        'default-probe-target': { type: 'string' },
-        'probe-ca-file': { type: 'string' },
-        'otlp-endpoint': { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    throw new FlagError(err instanceof Error ? err.message : String(err));
-  }
-  const str = (k: string) => values[k] as string | undefined;
-  const workers = Number(str('workers') ?? '4');
-  if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
-    throw new FlagError(
-      `--workers: expected an integer from 1 to 256, got ${JSON.stringify(str('workers'))}`,
-    );
-  }
-  const logLevel = (str('log-level') ?? 'info') as LogLevelName;
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new FlagError(
-      `--log-level: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`,
-    );
-  }
+  const r = new FlagReader(
+    args,
+    {
+      ...TUNING_OPTIONS,
+      kubeconfig: { type: 'string' },
+      'providers-config': { type: 'string' },
+      'installation-id': { type: 'string' },
+      namespace: { type: 'string' },
+      'operator-namespace': { type: 'string' },
+      'no-leader-election': { type: 'boolean' },
+      'lease-name': { type: 'string' },
+      'http-bind-address': { type: 'string' },
+      'default-probe-target': { type: 'string' },
+      'probe-ca-file': { type: 'string' },
+      'otlp-endpoint': { type: 'string' },
+    },
+    RUN_WORDING,
+  );
+  const str = (k: string) => r.string(k);
+  const workers = r.integer('workers', 4, 1, 256);
+  const logLevel = r.oneOf('log-level', 'info', LOG_LEVELS);
   const target = str('default-probe-target');
   if (target !== undefined && !/^https?:\/\/\S+$/.test(target)) {
     throw new FlagError(`--default-probe-target: expected an http(s) URL, got ${JSON.stringify(target)}`);
@@ -119,16 +78,21 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
     );
   }
   const otlp = str('otlp-endpoint') ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const gcIntervalMs = r.duration('gc-interval', '5m');
+  const gcGraceMs = r.duration('gc-grace', '10m');
+  const healthIntervalMs = r.duration('health-interval', '1m');
+  const bind = r.hostPort('http-bind-address', '0.0.0.0:8080');
   const flags: RunFlags = {
     providersConfig: str('providers-config') ?? '/etc/egress-proxies/config/providers.yaml',
     operatorNamespace: str('operator-namespace') ?? env.POD_NAMESPACE ?? 'egress-proxies-system',
-    leaderElection: values['no-leader-election'] !== true,
+    leaderElection: !r.boolean('no-leader-election'),
     leaseName: str('lease-name') ?? 'egress-proxies-operator',
     workers,
-    gcIntervalMs: duration('gc-interval', str('gc-interval') ?? '5m'),
-    gcGraceMs: duration('gc-grace', str('gc-grace') ?? '10m'),
-    healthIntervalMs: duration('health-interval', str('health-interval') ?? '1m'),
-    http: hostPort('http-bind-address', str('http-bind-address') ?? '0.0.0.0:8080'),
+    gcIntervalMs,
+    gcGraceMs,
+    healthIntervalMs,
+    // An IPv6 host may be written in brackets, as in a URL.
+    http: { host: bind.host || '0.0.0.0', port: bind.port },
     logLevel,
   };
   if (str('kubeconfig')) flags.kubeconfig = str('kubeconfig');

@@ -45,6 +45,16 @@ describe('parseStandaloneFlags', () => {
     ).toThrow('--metrics-bind-address: "x" is not HOST:PORT');
   });
 
+  it('binds an IPv6 metrics address without its brackets, and loopback by default', () => {
+    expect(
+      parseStandaloneFlags('up', ['-f', 'a', '--providers', 'p', '--metrics-bind-address', '[::1]:9090'])
+        .http,
+    ).toEqual({ host: '::1', port: 9090 });
+    expect(
+      parseStandaloneFlags('up', ['-f', 'a', '--providers', 'p', '--metrics-bind-address', ':9090']).http,
+    ).toEqual({ host: '127.0.0.1', port: 9090 });
+  });
+
   it('status needs neither files nor providers', () => {
     expect(parseStandaloneFlags('status', ['--state-dir', '/s', '-o', 'json'])).toMatchObject({
       stateDir: '/s',

@@ -1,11 +1,11 @@
-import { parseArgs } from 'node:util';
-import { parseDuration } from '../api/duration.js';
-import { LOG_LEVELS, type LogLevelName } from '../log/logger.js';
-import { FlagError } from './run-flags.js';
+import { LOG_LEVELS } from '../log/logger.js';
+import { FlagError } from './flag-error.js';
+import { FlagReader, type FlagWording } from './flag-reader.js';
+import { TUNING_OPTIONS, type TuningFlags } from './tuning-flags.js';
 
 export type OutputMode = 'auto' | 'table' | 'plain' | 'json';
 
-export interface StandaloneFlags {
+export interface StandaloneFlags extends TuningFlags {
   files: string[];
   providers: string;
   stateDir: string;
@@ -15,12 +15,7 @@ export interface StandaloneFlags {
   once: boolean;
   clean: boolean;
   timeoutMs: number;
-  workers: number;
-  gcIntervalMs: number;
-  gcGraceMs: number;
-  healthIntervalMs: number;
   http?: { host: string; port: number };
-  logLevel: LogLevelName;
   logFile?: string;
 }
 
@@ -46,89 +41,63 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   --log-file PATH               JSON logs (default <state-dir>/up.log)
 `;
 
-function duration(flag: string, v: string | undefined, dflt: string): number {
-  try {
-    return parseDuration(v ?? dflt);
-  } catch {
-    throw new FlagError(`${flag}: ${JSON.stringify(v)} is not a duration (such as 30s, 5m)`);
-  }
-}
+const STANDALONE_WORDING: FlagWording = {
+  duration: (flag, shown) => `${flag}: ${shown} is not a duration (such as 30s, 5m)`,
+  integer: (flag, shown) => `${flag}: ${shown} is not a valid number`,
+  oneOf: (flag, shown, allowed) => `${flag}: ${shown} is not one of ${allowed.join(', ')}`,
+  hostPort: (flag, shown) => `${flag}: ${shown} is not HOST:PORT`,
+};
 
-function positiveInt(flag: string, v: string | undefined, dflt: number, min = 1): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > 65535)
-    throw new FlagError(`${flag}: ${JSON.stringify(v)} is not a valid number`);
-  return n;
-}
+const OUTPUT_MODES: readonly OutputMode[] = ['auto', 'table', 'plain', 'json'];
 
 /** Parses the flags of `up`, `status` and `down` (each ignores what it does not use). */
 export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: string[]): StandaloneFlags {
-  let values: Record<string, string | string[] | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        file: { type: 'string', short: 'f', multiple: true },
-        providers: { type: 'string' },
-        'state-dir': { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        demo: { type: 'boolean' },
-        'demo-port': { type: 'string' },
-        once: { type: 'boolean' },
-        clean: { type: 'boolean' },
-        timeout: { type: 'string' },
-        workers: { type: 'string' },
-        'gc-interval': { type: 'string' },
-        'gc-grace': { type: 'string' },
-        'health-interval': { type: 'string' },
-        'metrics-bind-address': { type: 'string' },
-        'log-level': { type: 'string' },
-        'log-file': { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    throw new FlagError(`${command}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const str = (k: string) => values[k] as string | undefined;
-  const files = (values.file as string[] | undefined) ?? [];
-  const providers = str('providers') ?? '';
+  const r = new FlagReader(
+    args,
+    {
+      ...TUNING_OPTIONS,
+      file: { type: 'string', short: 'f', multiple: true },
+      providers: { type: 'string' },
+      'state-dir': { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      demo: { type: 'boolean' },
+      'demo-port': { type: 'string' },
+      once: { type: 'boolean' },
+      clean: { type: 'boolean' },
+      timeout: { type: 'string' },
+      'metrics-bind-address': { type: 'string' },
+      'log-file': { type: 'string' },
+    },
+    STANDALONE_WORDING,
+    command,
+  );
+  const files = (r.values.file as string[] | undefined) ?? [];
+  const providers = r.string('providers') ?? '';
   if (command === 'up' && files.length === 0)
     throw new FlagError('up: -f PATH (Proxy documents) is required');
   if (command !== 'status' && !providers) throw new FlagError(`${command}: --providers PATH is required`);
-  const output = (str('output') ?? 'auto') as OutputMode;
-  if (!['auto', 'table', 'plain', 'json'].includes(output))
-    throw new FlagError(`--output: ${JSON.stringify(output)} is not one of table, plain, json`);
-  const logLevel = (str('log-level') ?? 'info') as LogLevelName;
-  if (!LOG_LEVELS.includes(logLevel))
-    throw new FlagError(`--log-level: ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
-  if (values.clean && !values.once) throw new FlagError('--clean applies only with --once');
-  let http: StandaloneFlags['http'];
-  const bind = str('metrics-bind-address');
-  if (bind !== undefined) {
-    const m = /^(.*):(\d{1,5})$/.exec(bind);
-    if (!m || Number(m[2]) > 65535)
-      throw new FlagError(`--metrics-bind-address: ${JSON.stringify(bind)} is not HOST:PORT`);
-    http = { host: m[1] || '127.0.0.1', port: Number(m[2]) };
-  }
+  // `auto` is the default, not something to ask for, so the error leaves it out.
+  const output = r.oneOf('output', 'auto', OUTPUT_MODES, ['table', 'plain', 'json']);
+  const logLevel = r.oneOf('log-level', 'info', LOG_LEVELS);
+  if (r.boolean('clean') && !r.boolean('once')) throw new FlagError('--clean applies only with --once');
+  const bind = r.hostPort('metrics-bind-address');
+  const logFile = r.string('log-file');
   return {
     files,
     providers,
-    stateDir: str('state-dir') ?? process.env.EGRESS_PROXIES_STATE_DIR ?? '.egress-proxies',
+    stateDir: r.string('state-dir') ?? process.env.EGRESS_PROXIES_STATE_DIR ?? '.egress-proxies',
     output,
-    demo: values.demo === true,
-    demoPort: positiveInt('--demo-port', str('demo-port'), 0, 0),
-    once: values.once === true,
-    clean: values.clean === true,
-    timeoutMs: duration('--timeout', str('timeout'), '2m'),
-    workers: positiveInt('--workers', str('workers'), 4),
-    gcIntervalMs: duration('--gc-interval', str('gc-interval'), '5m'),
-    gcGraceMs: duration('--gc-grace', str('gc-grace'), '10m'),
-    healthIntervalMs: duration('--health-interval', str('health-interval'), '1m'),
-    ...(http ? { http } : {}),
+    demo: r.boolean('demo'),
+    demoPort: r.integer('demo-port', 0, 0, 65535),
+    once: r.boolean('once'),
+    clean: r.boolean('clean'),
+    timeoutMs: r.duration('timeout', '2m'),
+    workers: r.integer('workers', 4, 1, 65535),
+    gcIntervalMs: r.duration('gc-interval', '5m'),
+    gcGraceMs: r.duration('gc-grace', '10m'),
+    healthIntervalMs: r.duration('health-interval', '1m'),
+    ...(bind ? { http: { host: bind.host || '127.0.0.1', port: bind.port } } : {}),
     logLevel,
-    ...(str('log-file') ? { logFile: str('log-file') as string } : {}),
+    ...(logFile ? { logFile } : {}),
   };
 }

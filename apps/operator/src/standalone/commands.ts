@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
-import { FlagError } from '../cli/run-flags.js';
+import { FlagError } from '../cli/flag-error.js';
 import type { StandaloneFlags } from '../cli/standalone-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from '../log/logger.js';
 import { createHttpProbe } from '../probe/http-probe.js';

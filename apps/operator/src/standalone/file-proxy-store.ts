@@ -3,9 +3,10 @@ import { type FSWatcher, watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ProviderHealthStatus } from '../api/provider-health.js';
-import type { ProxyObject, ProxyStatus } from '../api/proxy.js';
+import type { ProxyObject } from '../api/proxy.js';
 import type { EventType } from '../reconcile/types.js';
-import { type HealthStore, type ProxyKey, type ProxyStore, proxyKey } from '../store/proxy-store.js';
+import { EmulatedProxyStore } from '../store/emulated-proxy-store.js';
+import { type HealthStore, type ProxyKey, proxyKey } from '../store/proxy-store.js';
 import { type DocumentIssue, formatIssue, loadProxyDocuments } from './proxy-documents.js';
 import { type ProviderRecord, type ProxyRecord, readState, writeState } from './state-file.js';
 
@@ -49,31 +50,30 @@ const canonical = (v: unknown): string =>
  * entry, marked deleting, until the reconciler has deleted its instance), and status kept in
  * memory and in an atomically written state file, so a restart picks up where it stopped.
  */
-export class FileProxyStore implements ProxyStore, HealthStore {
-  readonly #objects = new Map<ProxyKey, ProxyObject>();
+export class FileProxyStore extends EmulatedProxyStore implements HealthStore {
   readonly #progress = new Map<ProxyKey, string>();
   readonly #health = new Map<string, ProviderHealthStatus>();
   readonly #sources = new Map<ProxyKey, string>();
   readonly #endpoints = new Map<ProxyKey, { host: string; port: number }>();
-  readonly #listeners = new Set<(key: ProxyKey) => void>();
   readonly #watchers: FSWatcher[] = [];
   readonly events: StoredEvent[] = [];
   #issues: DocumentIssue[] = [];
-  #rv = 0;
   #debounce?: NodeJS.Timeout;
   #rescan?: NodeJS.Timeout;
   #persistTimer?: NodeJS.Timeout;
   #scanning: Promise<void> = Promise.resolve();
   #stopped = false;
 
-  constructor(private readonly opts: FileProxyStoreOptions) {}
+  constructor(private readonly opts: FileProxyStoreOptions) {
+    super();
+  }
 
   /** Restores the state file, scans the files once, then watches them. */
   async start(): Promise<void> {
     const state = readState(this.opts.stateDir);
     for (const r of state?.proxies ?? []) {
       const key = `${r.namespace}/${r.name}`;
-      this.#objects.set(key, {
+      this.objects.set(key, {
         apiVersion: 'egress-proxies.dev/v1alpha1',
         kind: 'Proxy',
         metadata: {
@@ -81,7 +81,7 @@ export class FileProxyStore implements ProxyStore, HealthStore {
           namespace: r.namespace,
           uid: r.uid,
           generation: r.generation,
-          resourceVersion: String(++this.#rv),
+          resourceVersion: String(this.nextVersion()),
           finalizers: r.finalizers,
           ...(r.deletionTimestamp ? { deletionTimestamp: r.deletionTimestamp } : {}),
         },
@@ -147,11 +147,11 @@ export class FileProxyStore implements ProxyStore, HealthStore {
       const key = proxyKey(doc.proxy);
       wanted.add(key);
       const source = `${doc.file}[${doc.index}]`;
-      const old = this.#objects.get(key);
+      const old = this.objects.get(key);
       if (old?.metadata.deletionTimestamp) continue; // recreated once the deletion has finished
       this.#sources.set(key, source);
       if (!old) {
-        this.#commit({
+        this.commit({
           ...doc.proxy,
           metadata: { ...doc.proxy.metadata, uid: randomUUID(), generation: 1, finalizers: [] },
         });
@@ -172,9 +172,9 @@ export class FileProxyStore implements ProxyStore, HealthStore {
         doc.proxy.metadata.labels ? { labels: doc.proxy.metadata.labels } : {},
       );
       if (specChanged) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
-      this.#commit(next);
+      this.commit(next);
     }
-    for (const [key, o] of [...this.#objects]) {
+    for (const [key, o] of [...this.objects]) {
       if (wanted.has(key) || o.metadata.deletionTimestamp) continue;
       // A Proxy from a file that cannot be read right now keeps its last good spec.
       const src = this.#sources.get(key)?.replace(/\[\d+\]$/, '');
@@ -185,59 +185,21 @@ export class FileProxyStore implements ProxyStore, HealthStore {
     this.opts.onIssues?.(this.#issues);
   }
 
+  // Copies, as from an informer's cache: what a reader changes never reaches the state file.
   list(): ProxyObject[] {
-    return [...this.#objects.values()].map((o) => structuredClone(o));
+    return [...this.objects.values()].map((o) => structuredClone(o));
   }
   get(key: ProxyKey): ProxyObject | undefined {
-    const o = this.#objects.get(key);
+    const o = this.objects.get(key);
     return o && structuredClone(o);
   }
   endpoint(key: ProxyKey): { host: string; port: number } | undefined {
     return this.#endpoints.get(key);
   }
-  onChange(fn: (key: ProxyKey) => void): () => void {
-    this.#listeners.add(fn);
-    return () => this.#listeners.delete(fn);
-  }
 
-  /** Marks a Proxy deleted; it goes once no finalizer holds it. */
-  delete(key: ProxyKey): void {
-    const o = this.#objects.get(key);
-    if (!o) return;
-    if (!o.metadata.finalizers?.length) {
-      this.#remove(key);
-      return;
-    }
-    const next = structuredClone(o);
-    next.metadata.deletionTimestamp = new Date().toISOString();
-    this.#commit(next);
-  }
-
-  async updateStatus(proxy: ProxyObject, status: ProxyStatus): Promise<ProxyObject> {
-    const cur = this.#current(proxy);
-    return this.#commit({ ...structuredClone(cur), status: structuredClone(status) });
-  }
-
-  async addFinalizer(proxy: ProxyObject, finalizer: string): Promise<ProxyObject> {
-    const cur = structuredClone(this.#current(proxy));
-    if (!cur.metadata.finalizers?.includes(finalizer))
-      cur.metadata.finalizers = [...(cur.metadata.finalizers ?? []), finalizer];
-    return this.#commit(cur);
-  }
-
-  async removeFinalizer(proxy: ProxyObject, finalizer: string): Promise<void> {
-    const key = proxyKey(proxy);
-    const o = this.#objects.get(key);
-    if (!o) return;
-    const cur = structuredClone(o);
-    cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-    if (cur.metadata.deletionTimestamp && cur.metadata.finalizers.length === 0) {
-      this.#remove(key);
-      // The Proxy may be back in the files already (deleted and re-added): pick it up.
-      void this.rescan();
-      return;
-    }
-    this.#commit(cur);
+  /** The Proxy may be back in the files already (deleted and re-added): pick it up. */
+  protected override finalized(): void {
+    void this.rescan();
   }
 
   recordEndpoint(key: ProxyKey, endpoint: { host: string; port: number }): void {
@@ -257,7 +219,7 @@ export class FileProxyStore implements ProxyStore, HealthStore {
   setProgress(key: ProxyKey, text: string | undefined): void {
     if (this.#progress.get(key) === text) return;
     if (text === undefined) this.#progress.delete(key);
-    else if (this.#objects.has(key)) this.#progress.set(key, text);
+    else if (this.objects.has(key)) this.#progress.set(key, text);
     else return;
     this.#persistSoon();
     this.#notifyOnly(key);
@@ -292,7 +254,7 @@ export class FileProxyStore implements ProxyStore, HealthStore {
 
   /** The state as the state file holds it. */
   records(): ProxyRecord[] {
-    return [...this.#objects.entries()].map(([key, o]) => {
+    return [...this.objects.entries()].map(([key, o]) => {
       const ep = this.#endpoints.get(key);
       const src = this.#sources.get(key);
       const progress = this.#progress.get(key);
@@ -335,33 +297,17 @@ export class FileProxyStore implements ProxyStore, HealthStore {
     this.#persistTimer = setTimeout(() => this.flush(), 50);
   }
 
-  #current(proxy: ProxyObject): ProxyObject {
-    const o = this.#objects.get(proxyKey(proxy));
-    if (!o) throw Object.assign(new Error(`${proxyKey(proxy)} not found`), { code: 404 });
-    return o;
-  }
-
-  #commit(next: ProxyObject): ProxyObject {
-    next.metadata.resourceVersion = String(++this.#rv);
-    const key = proxyKey(next);
-    this.#objects.set(key, next);
+  protected override changed(key: ProxyKey): void {
     this.#persistSoon();
-    this.#notify(key);
-    return structuredClone(next);
+    super.changed(key);
+    this.#notifyOnly(key);
   }
 
-  #remove(key: ProxyKey): void {
-    this.#objects.delete(key);
+  protected override remove(key: ProxyKey): void {
     this.#endpoints.delete(key);
     this.#progress.delete(key);
     this.#sources.delete(key);
-    this.#persistSoon();
-    this.#notify(key);
-  }
-
-  #notify(key: ProxyKey): void {
-    for (const fn of this.#listeners) fn(key);
-    this.#notifyOnly(key);
+    super.remove(key);
   }
 
   /** Listeners that only display (not the controller's queue) also want endpoint changes. */

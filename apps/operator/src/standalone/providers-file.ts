@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { loadProvidersConfigFile, type ProviderEntry, type ProviderRegistry } from '@egress-proxies/contract';
-import { checkRegistered } from '../operator.js';
+import { checkRegistered } from '../providers/check-registered.js';
 
 /**
  * A `local` entry's relative stateDir is taken relative to the providers file, so a sample

@@ -4,6 +4,7 @@ import type { ProviderHealthStatus } from '../api/provider-health.js';
 import type { EventType } from '../reconcile/types.js';
 import { kubeCall } from './kube-call-options.js';
 import { describeKubeError, isKubeConflict, isKubeNotFound } from './kube-errors.js';
+import { newEvent } from './kube-event.js';
 import type { HealthStore } from './proxy-store.js';
 
 export interface KubeHealthStoreOptions {
@@ -86,22 +87,13 @@ export class KubeHealthStore implements HealthStore {
       await this.#core.createNamespacedEvent(
         {
           namespace: this.opts.eventNamespace,
-          body: {
-            metadata: { generateName: `${provider}.`, namespace: this.opts.eventNamespace },
-            involvedObject: {
-              apiVersion: `${GROUP}/${VERSION}`,
-              kind: PROVIDER_HEALTH.kind,
-              name: provider,
-              ...(uid ? { uid } : {}),
-            },
-            type,
-            reason,
-            message: message.slice(0, 1024),
-            source: { component: this.opts.component ?? 'egress-proxies' },
-            firstTimestamp: now,
-            lastTimestamp: now,
-            count: 1,
-          },
+          body: newEvent(
+            this.opts.eventNamespace,
+            { kind: PROVIDER_HEALTH.kind, name: provider, uid },
+            { type, reason, message },
+            now,
+            this.opts.component,
+          ),
         },
         kubeCall(),
       );

@@ -12,6 +12,7 @@ import type { ProxyObject, ProxyStatus } from '../api/proxy.js';
 import type { EventType } from '../reconcile/types.js';
 import { kubeCall } from './kube-call-options.js';
 import { describeKubeError, isKubeNotFound } from './kube-errors.js';
+import { newEvent } from './kube-event.js';
 import { type ProxyKey, type ProxyStore, proxyKey, splitKey } from './proxy-store.js';
 
 type KubeProxy = ProxyObject & KubernetesObject;
@@ -177,24 +178,13 @@ export class KubeProxyStore implements ProxyStore {
       const created = await this.#core.createNamespacedEvent(
         {
           namespace,
-          body: {
-            metadata: { generateName: `${name}.`, namespace },
-            involvedObject: {
-              apiVersion: `${GROUP}/${VERSION}`,
-              kind: PROXY.kind,
-              name,
-              namespace,
-              ...(uid ? { uid } : {}),
-              ...(resourceVersion ? { resourceVersion } : {}),
-            },
-            type,
-            reason,
-            message: message.slice(0, 1024),
-            source: { component: this.opts.component ?? 'egress-proxies' },
-            firstTimestamp: now,
-            lastTimestamp: now,
-            count: 1,
-          },
+          body: newEvent(
+            namespace,
+            { kind: PROXY.kind, name, namespace, uid, resourceVersion },
+            { type, reason, message },
+            now,
+            this.opts.component,
+          ),
         },
         kubeCall(),
       );

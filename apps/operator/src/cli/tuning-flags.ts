@@ -1,0 +1,21 @@
+import type { LogLevelName } from '../log/logger.js';
+
+/**
+ * The flags `run` and `up` share: what reconciles how often, and how much is logged. Both
+ * default them alike (4 workers, GC every 5m with 10m grace, health every 1m, info).
+ */
+export const TUNING_OPTIONS = {
+  workers: { type: 'string' },
+  'gc-interval': { type: 'string' },
+  'gc-grace': { type: 'string' },
+  'health-interval': { type: 'string' },
+  'log-level': { type: 'string' },
+} as const;
+
+export interface TuningFlags {
+  workers: number;
+  gcIntervalMs: number;
+  gcGraceMs: number;
+  healthIntervalMs: number;
+  logLevel: LogLevelName;
+}

@@ -1,0 +1,44 @@
+import type { ProviderEntry } from '@egress-proxies/contract';
+import { ConfigWatcher } from '../config/config-watcher.js';
+import type { OpLogger } from '../controller/op-logger.js';
+import type { OperatorMetrics } from '../metrics/metrics.js';
+import type { ProviderSet } from '../providers/provider-set.js';
+
+export interface ConfigReloadsOptions {
+  path: string;
+  /** The text the providers were loaded from. */
+  text: string;
+  providers: Pick<ProviderSet, 'apply' | 'names'>;
+  /** What a new config goes through before the providers get it; throwing rejects it. */
+  prepare: (entries: ProviderEntry[]) => ProviderEntry[];
+  metrics: OperatorMetrics;
+  log: OpLogger;
+  pollMs?: number;
+}
+
+/**
+ * A watcher (not started) that applies each new providers config, counts it as applied or
+ * rejected, and keeps the previous config when the new one cannot be used.
+ */
+export function watchProvidersConfig(opts: ConfigReloadsOptions): ConfigWatcher {
+  const { providers, metrics, log } = opts;
+  const watcher = new ConfigWatcher({
+    path: opts.path,
+    ...(opts.pollMs ? { pollMs: opts.pollMs } : {}),
+    onConfig: async (next) => {
+      await providers.apply(opts.prepare(next));
+      metrics.configReloads.inc({ result: 'applied' });
+      log.info({ providers: providers.names() }, 'providers config reloaded');
+    },
+    onError: (err) => {
+      metrics.configReloads.inc({ result: 'rejected' });
+      log.error(
+        { error: err instanceof Error ? err.message : String(err) },
+        'providers config rejected; keeping the previous one',
+      );
+    },
+  });
+  // The watcher compares digests of the file's text, so it starts from the loaded one.
+  watcher.setInitial(opts.text);
+  return watcher;
+}
