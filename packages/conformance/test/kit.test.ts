@@ -170,6 +170,42 @@ describe('describeProviderConformance', () => {
   });
 });
 
+describe('skip reasons that say why a case cannot apply', () => {
+  const byId = (id: string) => conformanceCases().find((c) => c.id === id)!;
+
+  it('GET-06 tells an address that comes with the instance read from a control the harness forgot', async () => {
+    const f = await createReferenceHarness()({ caseId: 'collect' });
+    const { address: _gone, ...steps } = f.backend.steps;
+    const noStep = { ...f, backend: { ...f.backend, steps } };
+    try {
+      expect(byId('GET-06').applies(f)).toBe(true);
+      expect(byId('GET-06').applies(noStep)).toBe('the backend control names no address step');
+      expect(
+        byId('GET-06').applies({ ...noStep, profile: { ...f.profile, ipSource: 'assigned-at-create' } }),
+      ).toMatch(/^profile\.ipSource is "assigned-at-create": the address comes in the instance read itself/);
+      // An address step still runs the case whatever the profile says (a local port probe is one).
+      expect(
+        byId('GET-06').applies({ ...f, profile: { ...f.profile, ipSource: 'assigned-at-create' } }),
+      ).toBe(true);
+    } finally {
+      await f.dispose?.();
+    }
+  });
+
+  it('CHECK-02 names the single target it was given', async () => {
+    const f = await createReferenceHarness()({ caseId: 'collect' });
+    try {
+      expect(byId('CHECK-02').applies(f)).toBe(true);
+      const one = { ...f, config: { ...f.config, checkTargets: ['the-project'] } };
+      expect(byId('CHECK-02').applies(one)).toBe(
+        'the harness lists one Checker target ("the-project"): there is no second target to run alongside it',
+      );
+    } finally {
+      await f.dispose?.();
+    }
+  });
+});
+
 describe('the broken-variant table in docs/conformance-list.md', () => {
   it('lists every mutant the kit tests, with the cases that catch it', () => {
     const rows = tableRows(readDoc());

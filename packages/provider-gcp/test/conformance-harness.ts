@@ -109,6 +109,15 @@ export function backendControl(
       );
       return formatId(zone, spec.name);
     },
+    // Compute checks label syntax on every write, so a mark can only be garbled into another
+    // valid value: here the managed label cut short, as a hand edit could leave it. The
+    // server-side filter and the provider's own check must then both leave the instance out.
+    corrupt(name, zone) {
+      const z = zoneOf(zone);
+      const inst = fake.instance(z, name);
+      if (!inst) throw new Error(`corrupt: no instance ${z}/${name}`);
+      fake.setLabels(z, name, { ...inst.labels, [MANAGED_LABEL]: MANAGED_VALUE.slice(0, -1) });
+    },
     instances: () =>
       fake.allInstances().map((i) => ({
         name: i.name,

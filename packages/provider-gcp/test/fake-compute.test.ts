@@ -73,6 +73,27 @@ describe('FakeCompute', () => {
     expect(Object.keys(partial.body.items as object)).not.toContain('zones/europe-west1-b');
   });
 
+  it('holds only labels Compute would accept, on insert and behind the API', async () => {
+    fake = await FakeCompute.start();
+    const refused = await insert('us-central1-a', 'vm-1', 'r1', { 'proxy-operator-managed': 'True' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: { errors: [{ reason: 'invalid' }] } });
+    expect(JSON.stringify(refused.body)).toContain('proxy-operator-managed has value');
+    expect(fake.instance('us-central1-a', 'vm-1')).toBeUndefined();
+    expect((await insert('us-central1-a', 'vm-1', 'r2', { 'a-b_c': '', z: 'x'.repeat(63) })).status).toBe(
+      200,
+    );
+    expect(() => fake.setLabels('us-central1-a', 'vm-1', { '1st': 'x' })).toThrow(
+      /"1st" is not a valid label key/,
+    );
+    expect(() => fake.setLabels('us-central1-a', 'vm-1', { k: 'x'.repeat(64) })).toThrow(
+      /not a valid label value/,
+    );
+    expect(() => fake.putInstance('us-central1-a', { name: 'vm-2', labels: { k: 'a b' } })).toThrow(/"a b"/);
+    fake.setLabels('us-central1-a', 'vm-1', { 'proxy-operator-managed': 'tru' });
+    expect(fake.instance('us-central1-a', 'vm-1')?.labels).toEqual({ 'proxy-operator-managed': 'tru' });
+  });
+
   it('issues tokens only for JWTs signed by a registered key', async () => {
     fake = await FakeCompute.start({ requireAuth: true });
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

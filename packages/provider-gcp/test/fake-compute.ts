@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { ComputeFirewall, ComputeInstance, ComputeOperation, ComputeQuota } from '../src/backend.js';
 import { computeErrors, type FakeError } from './fake-errors.js';
 import { matches, parseFilter } from './fake-filter.js';
+import { labelProblem } from './fake-labels.js';
 
 const SELF = 'https://www.googleapis.com/compute/v1';
 const TOKEN_AUDIENCE = 'https://oauth2.googleapis.com/token';
@@ -282,6 +283,8 @@ export class FakeCompute {
     body: ComputeInstance,
     opts: { status?: string; address?: boolean; createdAt?: Date } = {},
   ): void {
+    const bad = labelProblem(body.labels);
+    if (bad) throw new Error(`fake: Compute would refuse ${zone}/${body.name}: ${bad}`);
     const stored: StoredInstance = {
       zone,
       body: structuredClone(body),
@@ -336,9 +339,12 @@ export class FakeCompute {
     s.address = present;
   }
 
+  /** What `instances.setLabels` (or a console edit) leaves; labels Compute would refuse throw. */
   setLabels(zone: string, name: string, labels: Record<string, string>): void {
     const s = this.#instances.get(`${zone}/${name}`);
     if (!s) throw new Error(`fake: no instance ${zone}/${name}`);
+    const bad = labelProblem(labels);
+    if (bad) throw new Error(`fake: Compute would refuse these labels on ${zone}/${name}: ${bad}`);
     s.body.labels = { ...labels };
   }
 
@@ -710,6 +716,10 @@ export class FakeCompute {
     }
     if (typeof body.name !== 'string' || !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(body.name)) {
       return { error: computeErrors.badRequest(`Invalid value for field 'resource.name': '${body.name}'.`) };
+    }
+    const badLabels = labelProblem(body.labels);
+    if (badLabels) {
+      return { error: computeErrors.badRequest(`Invalid value for field 'resource.labels': ${badLabels}.`) };
     }
     const mt = body.machineType ?? '';
     if (!mt.startsWith(`zones/${zone}/machineTypes/`)) {

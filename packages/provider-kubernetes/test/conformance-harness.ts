@@ -167,6 +167,21 @@ function backendControl(env: ConformanceEnv): BackendControl {
         await must(cp.request('DELETE', podPath(spec.name)), [200], 'delete held pod');
       return `${CONFORMANCE_NAMESPACE}/${spec.name}`;
     },
+    // The API server checks label syntax on every write, so a mark can only be garbled into
+    // another valid value: here the managed label cut short, as a hand edit could leave it. The
+    // server-side selector and the provider's own check must then both leave the Pod out.
+    async corrupt(name) {
+      await must(
+        cp.request(
+          'PATCH',
+          podPath(name),
+          { metadata: { labels: { [MANAGED_LABEL]: MANAGED_VALUE.slice(0, -1) } } },
+          { contentType: 'application/merge-patch+json' },
+        ),
+        [200],
+        `garble the mark of ${name}`,
+      );
+    },
     async instances() {
       const r = await must(
         cp.request('GET', `/api/v1/namespaces/${CONFORMANCE_NAMESPACE}/pods`),
@@ -257,6 +272,7 @@ function collectOnlyControl(): BackendControl {
     exhaustCapacity: never,
     breakTarget: never,
     seed: never,
+    corrupt: never,
     instances: never,
     resources: never,
     calls: never,

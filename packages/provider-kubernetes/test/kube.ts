@@ -93,12 +93,32 @@ export async function setPodQuota(cp: ControlPlane, namespace: string, name: str
   );
 }
 
-export async function deleteQuota(cp: ControlPlane, namespace: string, name: string) {
-  await must(
+/**
+ * Deletes a ResourceQuota and returns once admission has stopped enforcing it. The quota
+ * admission plugin reads quotas from an informer cache, so a Pod created right after the delete
+ * can still be refused by the deleted quota; a server-side dry-run create goes through the same
+ * admission without persisting anything, and is retried until that quota no longer refuses it.
+ */
+export async function deleteQuota(cp: ControlPlane, namespace: string, name: string, budgetMs = 10_000) {
+  const r = await must(
     cp.request('DELETE', `/api/v1/namespaces/${namespace}/resourcequotas/${name}`),
     [200, 404],
     'delete quota',
   );
+  if (r.status === 404) return;
+  const probe = {
+    metadata: { generateName: 'quota-probe-' },
+    spec: { containers: [{ name: 'probe', image: 'probe' }] },
+  };
+  const deadline = Date.now() + budgetMs;
+  for (;;) {
+    const dry = await cp.request('POST', `/api/v1/namespaces/${namespace}/pods?dryRun=All`, probe);
+    if (!(dry.status === 403 && dry.body.includes(`exceeded quota: ${name}`))) return;
+    if (Date.now() > deadline) {
+      throw new Error(`quota ${namespace}/${name} still refuses Pods ${budgetMs} ms after its delete`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Removes every finalizer of a Pod (so a delete completes) and deletes it. */

@@ -71,7 +71,9 @@ export const checkerCases: ConformanceCase[] = [
       const c = hasChecker(f);
       if (c !== true) return c;
       if (!f.backend.steps.probe) return 'the backend control names no probe step';
-      return (f.config.checkTargets?.length ?? 0) >= 2 || 'fewer than two targets';
+      const all = f.config.checkTargets ?? [];
+      if (all.length >= 2) return true;
+      return `the harness lists one Checker target (${JSON.stringify(all[0])}): there is no second target to run alongside it`;
     },
     async run(ctx) {
       const probe = ctx.backend.steps.probe!;

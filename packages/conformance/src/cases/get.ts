@@ -138,7 +138,16 @@ export const getCases: ConformanceCase[] = [
     title: 'an address-source failure is Provisioning',
     proves: 'a guest agent or lease table that fails is "not ready yet", not an error or NotFound',
     gate: 'backend.steps.address',
-    applies: (f) => (f.backend.steps.address ? true : 'the backend control names no address step'),
+    applies: (f) => {
+      if (f.backend.steps.address) return true;
+      // Where the address is a field of the instance read itself there is no second source to
+      // fail: failing that read is GET-01 (NotFound) and GET-03 (Transient), which this case would
+      // contradict. Saying so keeps the skip from reading as a control the harness forgot.
+      if (f.profile.ipSource === 'assigned-at-create') {
+        return 'profile.ipSource is "assigned-at-create": the address comes in the instance read itself, so there is no separate address source to fail (a failing read is GET-01/GET-03)';
+      }
+      return 'the backend control names no address step';
+    },
     async run(ctx) {
       const { id } = await oneInstance(ctx);
       // The source itself failing; an unreachable backend is GET-03's business (Transient is fine there).
