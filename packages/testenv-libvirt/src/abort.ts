@@ -1,8 +1,4 @@
-/** Rejects with the signal's reason, so callers see the same AbortError they passed in. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  signal?.throwIfAborted();
-}
-
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { sleep } from './abort.js';
 
 interface ProcStat {
@@ -37,11 +37,26 @@ export function processName(pid: number): string | undefined {
   return readStat(pid)?.comm;
 }
 
-/** Live processes whose kernel name (comm, at most 15 chars) equals `name`. */
+function netnsOf(pid: number | 'self'): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Live processes in this process's network namespace whose kernel name (comm, at most 15 chars)
+ * equals `name`. A daemon of the same name inside another namespace (a private libvirtd of an
+ * end-to-end run) is someone else's and never counted or signalled.
+ */
 export function findProcesses(name: string): number[] {
+  const ours = netnsOf('self');
   return allPids().filter((pid) => {
     const st = readStat(pid);
-    return st !== undefined && st.comm === name && st.state !== 'Z' && st.state !== 'X';
+    return (
+      st !== undefined && st.comm === name && st.state !== 'Z' && st.state !== 'X' && netnsOf(pid) === ours
+    );
   });
 }
 

@@ -9,7 +9,8 @@ export type TestEnvVmErrorCode =
   | 'VM_EXITED'
   | 'AGENT_TIMEOUT'
   | 'AGENT_ERROR'
-  | 'AGENT_PROTOCOL';
+  | 'AGENT_PROTOCOL'
+  | 'NETNS_FAILED';
 
 /** Every failure of the VM test environment itself (not of the code under test). */
 export class TestEnvVmError extends Error {

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { sleep } from './abort.js';
+import { sleep } from '@egress-proxies/testenv-libvirt';
 import { AgentChannel, jsonLine, sentinel } from './agent-channel.js';
 import { TestEnvVmError } from './errors.js';
 

@@ -5,6 +5,13 @@ export {
   type RunningVm,
   type WaitForAgentOptions,
 } from './boot-vm.js';
+export {
+  type DhcpLease,
+  type Dnsmasq,
+  parseLeases,
+  type StartDnsmasqOptions,
+  startDnsmasq,
+} from './dnsmasq.js';
 export { type EnsureProxyImageOptions, ensureProxyImage, type ProxyImage } from './ensure-image.js';
 export { TestEnvVmError, type TestEnvVmErrorCode } from './errors.js';
 export { findUefiFirmware, type UefiFirmware } from './firmware.js';
@@ -18,6 +25,25 @@ export {
   type GuestNetworkInterface,
 } from './guest-agent.js';
 export { cacheRoot, proxyImageDir, proxyImageKey } from './image-key.js';
+export {
+  createNetns,
+  deleteNetns,
+  inNetns,
+  listNetns,
+  netnsPids,
+  ownedNetnsName,
+  removeStaleNetns,
+} from './netns.js';
+export {
+  type NetnsHypervisor,
+  type StartNetnsHypervisorOptions,
+  startNetnsHypervisor,
+} from './netns-hypervisor.js';
 export { ensureHostPackages, missingHostPackages } from './prerequisites.js';
+export {
+  type PrivateLibvirtd,
+  type StartPrivateLibvirtdOptions,
+  startPrivateLibvirtd,
+} from './private-libvirtd.js';
 export { GUEST_FORWARD_ADDRESS, type QemuSpec, qemuArgs } from './qemu-args.js';
 export { findProxyImageTools } from './tools-dir.js';

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import { buildSeedIso, instanceIdFor, metaData } from '@egress-proxies/nocloud';
+import { sleep } from '@egress-proxies/testenv-libvirt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../src/abort.js';
 import { bootVm, ensureProxyImage, type ProxyImage, type RunningVm } from '../src/index.js';
 
 // One real boot of the proxy image under TCG. Budgets are generous on purpose: the host is a

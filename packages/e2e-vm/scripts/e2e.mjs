@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// `pnpm e2e:vm`: the end-to-end run (see docs/e2e.md). Builds come first (turbo), so dist exists.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runE2e } from '../dist/index.js';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const code = await runE2e({
+  packageDir,
+  reportPath: join(packageDir, '..', '..', 'docs', 'e2e.md'),
+  command: 'pnpm e2e:vm',
+  vitestArgs: process.argv.slice(2),
+});
+process.exit(code);

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { squidCloudInit } from './proxy-cloud-init.js';
+
+describe('squidCloudInit', () => {
+  it('writes a Squid config for the port and subnet and restarts Squid', () => {
+    const text = squidCloudInit({ port: 3129, allow: '10.1.2.0/24', sentinel: 'sentinel-1' });
+    expect(text.startsWith('#cloud-config\n')).toBe(true);
+    expect(text).toContain('      http_port 3129\n');
+    expect(text).toContain('      acl e2e_clients src 10.1.2.0/24\n');
+    expect(text).toContain('      # sentinel-1\n');
+    expect(text.indexOf('http_access allow e2e_clients')).toBeLessThan(text.indexOf('http_access deny all'));
+    expect(text).toContain('  - [systemctl, restart, squid]');
+  });
+
+  it('names the bad value', () => {
+    expect(() => squidCloudInit({ port: 70000, allow: '10.0.0.0/24', sentinel: 's' })).toThrow(/70000/);
+    expect(() => squidCloudInit({ port: 3128, allow: '10.0.0.0', sentinel: 's' })).toThrow(/"10\.0\.0\.0"/);
+    expect(() => squidCloudInit({ port: 3128, allow: '10.0.0.0/8', sentinel: 'a b' })).toThrow(/sentinel/);
+  });
+});

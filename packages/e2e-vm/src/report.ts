@@ -1,0 +1,69 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+
+/** What one run measured, written by the test and rendered into docs/e2e.md by the runner. */
+export interface E2eTimings {
+  /** ISO date of the run. */
+  date: string;
+  image: { bytes: number; buildSeconds?: number };
+  /** The provider's download of the base image, as served (it is uploaded as it arrives). */
+  download: { bytes: number; seconds: number };
+  first: ProxyTimes;
+  /** The second Proxy, on the image the first one cached. */
+  second: ProxyTimes;
+  /** A Proxy of the kvm provider type, created alongside the second one. */
+  kvm: ProxyTimes;
+  /** From removing the first Proxy's document to its `Deleted` line. */
+  deleteSeconds: number;
+}
+
+export interface ProxyTimes {
+  applyToRunning: number;
+  runningToReady: number;
+}
+
+export const REPORT_START = '<!-- e2e:measured:start -->';
+export const REPORT_END = '<!-- e2e:measured:end -->';
+
+const s = (n: number) => `${n.toFixed(1)} s`;
+const mib = (bytes: number) => bytes / (1024 * 1024);
+
+/** The measured section: a table of one run, with how it was produced. */
+export function renderTimings(t: E2eTimings, command: string): string {
+  const rate = t.download.seconds > 0 ? mib(t.download.bytes) / t.download.seconds : 0;
+  const rows = [
+    [
+      'image build (debootstrap to qcow2)',
+      t.image.buildSeconds === undefined ? 'cached (not rebuilt in this run)' : s(t.image.buildSeconds),
+    ],
+    ['base image', `${mib(t.image.bytes).toFixed(0)} MiB`],
+    ['download + upload into the pool', `${s(t.download.seconds)} (${rate.toFixed(0)} MiB/s)`],
+    ['first Proxy: apply to Running (includes the image cache)', s(t.first.applyToRunning)],
+    ['first Proxy: Running to Ready', s(t.first.runningToReady)],
+    ['second Proxy (kvm2, cached image): apply to Running', s(t.second.applyToRunning)],
+    ['second Proxy: Running to Ready', s(t.second.runningToReady)],
+    ['kvm-type Proxy (alongside the second): apply to Running', s(t.kvm.applyToRunning)],
+    ['kvm-type Proxy: Running to Ready', s(t.kvm.runningToReady)],
+    ['delete (document removed to Deleted)', s(t.deleteSeconds)],
+  ];
+  return [
+    REPORT_START,
+    `Measured ${t.date} by \`${command}\` (2 cores, TCG guests, other suites running alongside):`,
+    '',
+    '| step | time |',
+    '| ---- | ---- |',
+    ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+    REPORT_END,
+  ].join('\n');
+}
+
+/** Replaces the measured section of `doc` (between the markers); fails if they are missing. */
+export function replaceMeasured(doc: string, section: string): string {
+  const a = doc.indexOf(REPORT_START);
+  const b = doc.indexOf(REPORT_END);
+  if (a < 0 || b < a) throw new Error(`the document has no ${REPORT_START} ... ${REPORT_END} section`);
+  return doc.slice(0, a) + section + doc.slice(b + REPORT_END.length);
+}
+
+export function updateReport(docPath: string, t: E2eTimings, command: string): void {
+  writeFileSync(docPath, replaceMeasured(readFileSync(docPath, 'utf8'), renderTimings(t, command)));
+}
