@@ -1,3 +1,5 @@
+// The address sources by number, for checking the order a flavour asks them in.
+export { DomainInterfaceAddressesSource } from 'libvirt-rpc-ts';
 export {
   FAKE_HOST_CONDITIONS,
   type FakeCall,
@@ -22,7 +24,21 @@ export {
   memoryImage,
 } from './harness.js';
 export {
+  describeRealBackend,
+  type RealBackendSuiteOptions,
+  type RealFlavourFacts,
+} from './real-backend-suite.js';
+export { describeRealFaults } from './real-faults-suite.js';
+export {
+  failure,
+  type HookedDialer,
+  hookedDialer,
+  type RequestMaker,
+  requestMaker,
+} from './real-fixtures.js';
+export {
   createTestBridge,
+  domainMetadata,
   domainNames,
   type ImageServer,
   makeQcow2,
@@ -34,3 +50,8 @@ export {
   removeDomains,
   startImageServer,
 } from './real-helpers.js';
+export { describeRealSharedHost, type RealSharedHostSuiteOptions } from './real-shared-host-suite.js';
+export { type RealSuiteHost, useRealHost } from './real-suite-host.js';
+export type { RealSuiteEnv, RealSuiteOptions } from './real-suite-options.js';
+export type { RealTracing } from './real-tracing.js';
+export { runningVitest, type SuiteVitest } from './vitest-api.js';

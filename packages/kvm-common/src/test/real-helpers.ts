@@ -226,3 +226,20 @@ export async function prepareRealHost(
     },
   };
 }
+
+/**
+ * The domain's metadata element in namespace `uri` as libvirt returns it, or undefined when the
+ * domain carries none there.
+ */
+export async function domainMetadata(
+  env: RealHostEnv,
+  name: string,
+  uri: string,
+): Promise<string | undefined> {
+  try {
+    return (await env.virsh('metadata', name, '--uri', uri)).trim();
+  } catch (err) {
+    if (/metadata not found|no metadata/i.test((err as Error).message)) return undefined;
+    throw err;
+  }
+}

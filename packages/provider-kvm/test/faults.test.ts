@@ -1,0 +1,5 @@
+import { describeRealFaults } from '@egress-proxies/kvm-common/test';
+import { startLibvirtTestEnv } from '@egress-proxies/testenv-libvirt';
+import { createKvmProvider, kvmFlavour } from '../src/index.js';
+
+describeRealFaults({ flavour: kvmFlavour, createProvider: createKvmProvider, startEnv: startLibvirtTestEnv });
