@@ -28,6 +28,15 @@ for (const p of workspacePackages()) {
   failed += r.numFailedTests + broken;
   skipped += pend;
   lines.push(`  ${p.rel}: ${r.numPassedTests} passed, ${r.numFailedTests + broken} failed, ${pend} skipped`);
+  // A runner that wraps vitest (the end-to-end run) reports its own checks beside it.
+  const extra = join(p.dir, '.test-results', 'runner.json');
+  if (existsSync(extra)) {
+    const c = JSON.parse(readFileSync(extra, 'utf8'));
+    passed += c.passed;
+    failed += c.failed;
+    lines.push(`  ${p.rel} (runner checks): ${c.passed} passed, ${c.failed} failed`);
+    for (const problem of c.problems ?? []) lines.push(`    ${problem}`);
+  }
 }
 // Checks that run outside vitest write {passed, failed} into the root .test-results; each one
 // that should have run and left no report counts as failed.

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ensureControlPlaneBinaries } from '@egress-proxies/testenv-kube';
@@ -61,6 +61,19 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
   }
   const vitest = join(dirname(resolveFrom(o.packageDir, 'vitest/package.json')), 'vitest.mjs');
 
+  // What this run checks outside vitest, for the workspace summary (a stale report must not count).
+  const results = join(o.packageDir, '.test-results');
+  rmSync(join(results, 'vitest.json'), { force: true });
+  const checks = { passed: 0, failed: 0, problems: [] as string[] };
+  const check = (ok: boolean, problem: string) => {
+    if (ok) checks.passed += 1;
+    else {
+      checks.failed += 1;
+      checks.problems.push(problem);
+      log(`FAILED: ${problem}`);
+    }
+  };
+
   let hv: NetnsHypervisor | undefined;
   let code = 1;
   try {
@@ -115,19 +128,21 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
         .slice(2)
         .map((l) => l.trim().split(/\s+/)[0] ?? '')
         .filter((v) => v.length > 0 && !v.startsWith('base-'));
-      if (leaked.length > 0) {
-        log(`FAILED: volumes were left in the pool: ${leaked.join(', ')}`);
-        code = 1;
-      }
+      check(leaked.length === 0, `volumes were left in the pool: ${leaked.join(', ')}`);
     }
     if (code !== 0 && hv) keepLogs(hv.dir, join(o.packageDir, '.test-results', 'e2e-logs'), log);
-    const left = await hv?.teardown();
-    if (left && left.length > 0) {
-      log(`FAILED: domains were left behind and destroyed by teardown: ${left.join(', ')}`);
-      code = 1;
+    let left: string[] = [];
+    try {
+      left = (await hv?.teardown()) ?? [];
+      if (hv) check(true, '');
+    } catch (e) {
+      check(false, `teardown failed: ${(e as Error).message}`);
     }
+    if (hv) check(left.length === 0, `domains were left behind (destroyed by teardown): ${left.join(', ')}`);
+    mkdirSync(results, { recursive: true });
+    writeFileSync(join(results, 'runner.json'), `${JSON.stringify(checks, null, 2)}\n`);
   }
-  return code;
+  return checks.failed > 0 ? 1 : code;
 }
 
 /** Copies the run's logs out of the env's directory (removed by teardown) for a failed run. */
