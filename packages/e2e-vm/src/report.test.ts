@@ -9,6 +9,7 @@ const timings: E2eTimings = {
   second: { applyToRunning: 50, runningToReady: 8 },
   kvm: { applyToRunning: 52, runningToReady: 7 },
   deleteSeconds: 3.25,
+  inCluster: { applyToReady: 64, deleteSeconds: 2 },
 };
 
 describe('renderTimings', () => {

@@ -12,6 +12,8 @@ export interface E2eTimings {
   second: ProxyTimes;
   /** A Proxy of the kvm provider type, created alongside the second one. */
   kvm: ProxyTimes;
+  /** A Proxy created through the API server, with the operator running in-cluster mode. */
+  inCluster: { applyToReady: number; deleteSeconds: number };
   /** From removing the first Proxy's document to its `Deleted` line. */
   deleteSeconds: number;
 }
@@ -44,6 +46,8 @@ export function renderTimings(t: E2eTimings, command: string): string {
     ['kvm-type Proxy (alongside the second): apply to Running', s(t.kvm.applyToRunning)],
     ['kvm-type Proxy: Running to Ready', s(t.kvm.runningToReady)],
     ['delete (document removed to Deleted)', s(t.deleteSeconds)],
+    ['in-cluster operator, cached image: Proxy created to Ready', s(t.inCluster.applyToReady)],
+    ['in-cluster operator: Proxy deleted to gone (finalizer done)', s(t.inCluster.deleteSeconds)],
   ];
   return [
     REPORT_START,
