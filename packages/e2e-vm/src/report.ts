@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 export interface E2eTimings {
   /** ISO date of the run. */
   date: string;
-  image: { bytes: number; buildSeconds?: number };
+  /** The build time is this run's when it built the image, else the cached image's record. */
+  image: { bytes: number; buildSeconds?: number; builtAt?: string; rebuilt?: boolean };
   /** The provider's download of the base image, as served (it is uploaded as it arrives). */
   download: { bytes: number; seconds: number };
   first: ProxyTimes;
@@ -19,6 +20,8 @@ export interface E2eTimings {
 }
 
 export interface ProxyTimes {
+  /** Until the create call returned (image cache, overlay, seed, define, start). */
+  applyToProvisioning: number;
   applyToRunning: number;
   runningToReady: number;
 }
@@ -29,18 +32,31 @@ export const REPORT_END = '<!-- e2e:measured:end -->';
 const s = (n: number) => `${n.toFixed(1)} s`;
 const mib = (bytes: number) => bytes / (1024 * 1024);
 
+function buildCell(image: E2eTimings['image']): string {
+  if (image.buildSeconds === undefined) return 'cached; build time not recorded';
+  const took = s(image.buildSeconds);
+  return image.rebuilt
+    ? `${took} (built in this run)`
+    : `${took} (cached, built ${image.builtAt?.slice(0, 10) ?? 'earlier'})`;
+}
+
 /** The measured section: a table of one run, with how it was produced. */
 export function renderTimings(t: E2eTimings, command: string): string {
   const rate = t.download.seconds > 0 ? mib(t.download.bytes) / t.download.seconds : 0;
   const rows = [
-    [
-      'image build (debootstrap to qcow2)',
-      t.image.buildSeconds === undefined ? 'cached (not rebuilt in this run)' : s(t.image.buildSeconds),
-    ],
+    ['image build (debootstrap to qcow2)', buildCell(t.image)],
     ['base image', `${mib(t.image.bytes).toFixed(0)} MiB`],
     ['download + upload into the pool', `${s(t.download.seconds)} (${rate.toFixed(0)} MiB/s)`],
+    [
+      'first Proxy: apply to the create call returning (includes the image cache)',
+      s(t.first.applyToProvisioning),
+    ],
     ['first Proxy: apply to Running (includes the image cache)', s(t.first.applyToRunning)],
     ['first Proxy: Running to Ready', s(t.first.runningToReady)],
+    [
+      'second Proxy (kvm2, cached image): apply to the create call returning',
+      s(t.second.applyToProvisioning),
+    ],
     ['second Proxy (kvm2, cached image): apply to Running', s(t.second.applyToRunning)],
     ['second Proxy: Running to Ready', s(t.second.runningToReady)],
     ['kvm-type Proxy (alongside the second): apply to Running', s(t.kvm.applyToRunning)],

@@ -113,7 +113,9 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
     });
     if (code === 0 && o.reportPath && existsSync(env.timingsOut)) {
       const t = JSON.parse(readFileSync(env.timingsOut, 'utf8')) as E2eTimings;
-      if (buildSeconds !== undefined) t.image.buildSeconds = buildSeconds;
+      if (buildSeconds !== undefined) t.image = { ...t.image, buildSeconds, rebuilt: true };
+      else if (image.build)
+        t.image = { ...t.image, buildSeconds: image.build.seconds, builtAt: image.build.finishedAt };
       updateReport(o.reportPath, t, o.command ?? 'pnpm e2e:vm');
       log(`measurements written to ${o.reportPath}`);
     }

@@ -116,10 +116,21 @@ function inSubnet(ip: string): boolean {
   return ip.startsWith(prefix) && ip !== env.gateway;
 }
 
+/** `curl -x http://<ip>:<port> <echo>`: what the echo server answered through the proxy. */
+async function curlThrough(ip: string | undefined): Promise<unknown> {
+  const body = await runChecked('curl', ['-sS', '--max-time', '30', '-x', `http://${ip}:${PORT}`, echo.url]);
+  return JSON.parse(body);
+}
+
 async function untilReady(name: string, since: number) {
+  const provisioning = await up!.waitForPhase(name, 'Provisioning', BOOT_TIMEOUT_MS);
   const running = await up!.waitForPhase(name, 'Running', BOOT_TIMEOUT_MS);
   const ready: PhaseEvent = await up!.waitForPhase(name, 'Ready', BOOT_TIMEOUT_MS);
-  return { applyToRunning: (running.at - since) / 1000, runningToReady: (ready.at - running.at) / 1000 };
+  return {
+    applyToProvisioning: (provisioning.at - since) / 1000,
+    applyToRunning: (running.at - since) / 1000,
+    runningToReady: (ready.at - running.at) / 1000,
+  };
 }
 
 beforeAll(async () => {
@@ -193,7 +204,9 @@ describe('a Proxy on kvm2, end to end', () => {
       expect(echo.callers).toContain(ip);
       expect(a.status?.healthy).toBe(true);
 
-      // The address is the one dnsmasq leased to the domain's NIC.
+      // It is the address the guest agent reports (kvm2 asks the agent first) ...
+      expect(await virsh('domifaddr', domainOf(a), '--source', 'agent')).toContain(` ${ip}/24`);
+      // ... and the one dnsmasq leased to the domain's NIC.
       const mac = (await virsh('domiflist', domainOf(a))).match(/([0-9a-f]{2}(:[0-9a-f]{2}){5})/)?.[1];
       const leases = readFileSync(env.leasesPath, 'utf8');
       expect(leases).toMatch(new RegExp(`\\s${mac}\\s${ip.replace(/\./g, '\\.')}\\s`));
@@ -203,15 +216,7 @@ describe('a Proxy on kvm2, end to end', () => {
 
   it('answers curl -x on the Proxy port with the guest as the egress address', async () => {
     const ip = state('e2e-a').status?.ip ?? '';
-    const body = await runChecked('curl', [
-      '-sS',
-      '--max-time',
-      '30',
-      '-x',
-      `http://${ip}:${PORT}`,
-      echo.url,
-    ]);
-    expect(JSON.parse(body)).toEqual({ ip });
+    expect(await curlThrough(ip)).toEqual({ ip });
   });
 
   it("ran the seed: cloud-init's instance id and hostname are the ones kvm2 wrote", async () => {
@@ -273,15 +278,7 @@ describe('a Proxy on kvm2, end to end', () => {
       expect(domainOf(b)).not.toBe(domainOf(k));
       // No second download: both reused the base volume and marker cached for the first Proxy.
       expect(images.downloads).toHaveLength(1);
-      const body = await runChecked('curl', [
-        '-sS',
-        '--max-time',
-        '30',
-        '-x',
-        `http://${k.status?.ip}:${PORT}`,
-        echo.url,
-      ]);
-      expect(JSON.parse(body)).toEqual({ ip: k.status?.ip });
+      expect(await curlThrough(k.status?.ip)).toEqual({ ip: k.status?.ip });
     },
     BOOT_TIMEOUT_MS * 2,
   );
@@ -425,15 +422,7 @@ describe('a Proxy on kvm2 through the in-cluster operator', () => {
       const reasons = events.map((e) => e.reason);
       expect(reasons).toEqual(expect.arrayContaining(['Created', 'Running', 'Ready']));
 
-      const body = await runChecked('curl', [
-        '-sS',
-        '--max-time',
-        '30',
-        '-x',
-        `http://${ip}:${PORT}`,
-        echo.url,
-      ]);
-      expect(JSON.parse(body)).toEqual({ ip });
+      expect(await curlThrough(ip)).toEqual({ ip });
       // Cached by the standalone run above: still one download in total.
       expect(images.downloads).toHaveLength(1);
 

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, sleep, terminate } from '@egress-proxies/testenv-libvirt';
 import { TestEnvVmError } from './errors.js';
+import { spawnLogged } from './logged-child.js';
 import { inNetns } from './netns.js';
 
 export interface DhcpLease {
@@ -66,29 +66,20 @@ export async function startDnsmasq(o: StartDnsmasqOptions): Promise<Dnsmasq> {
     `--log-facility=${logPath}`,
     '--log-dhcp',
   ]);
-  const fd = openSync(join(o.dir, 'dnsmasq.out'), 'a');
-  const child = spawn(cmd, args, { stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  let exited: string | undefined;
-  child.on('exit', (code, sig) => {
-    exited = sig ? `signal ${sig}` : `exit code ${code}`;
-  });
-  child.on('error', (e) => {
-    exited = e.message;
-  });
+  const { child, exited } = spawnLogged(cmd, args, join(o.dir, 'dnsmasq.out'));
   const pid = child.pid;
   // dnsmasq opens its log and binds at once; a bad option or a busy port ends it within this wait.
   const deadline = Date.now() + 5_000;
-  while (!existsSync(logPath) && exited === undefined && Date.now() < deadline) await sleep(50, o.signal);
+  while (!existsSync(logPath) && exited() === undefined && Date.now() < deadline) await sleep(50, o.signal);
   await sleep(300, o.signal);
-  if (pid === undefined || exited !== undefined || !isAlive(pid)) {
+  if (pid === undefined || exited() !== undefined || !isAlive(pid)) {
     const out = [join(o.dir, 'dnsmasq.out'), logPath]
       .map((p) => (existsSync(p) ? readFileSync(p, 'utf8').trim() : ''))
       .join('\n')
       .slice(-2000);
     throw new TestEnvVmError(
       'NETNS_FAILED',
-      `dnsmasq did not start in ${o.netns} (${exited ?? 'not running'}): ${out}`,
+      `dnsmasq did not start in ${o.netns} (${exited() ?? 'not running'}): ${out}`,
     );
   }
   return {

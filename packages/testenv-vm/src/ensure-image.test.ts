@@ -54,6 +54,8 @@ describe('ensureProxyImage', () => {
       dir: out,
       sizeBytes: 11,
       sha256: createHash('sha256').update('qcow2-bytes').digest('hex'),
+      // The build's duration is recorded beside the image, for reports of later cached runs.
+      build: { seconds: expect.any(Number), finishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
     });
     expect(lines).toContain('building');
     const second = await ensureProxyImage({ toolsDir: tools, env, verify: true });

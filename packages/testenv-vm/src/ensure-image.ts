@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TestEnvVmError } from './errors.js';
 import { proxyImageDir } from './image-key.js';
@@ -15,7 +15,11 @@ export interface ProxyImage {
   sizeBytes: number;
   /** The cache directory, `<cache>/proxy-image/<input hash>`. */
   dir: string;
+  /** How long the build that made this image took, when it was recorded. */
+  build?: { seconds: number; finishedAt: string };
 }
+
+const BUILD_RECORD = 'build.json';
 
 export interface EnsureProxyImageOptions {
   signal?: AbortSignal;
@@ -52,7 +56,8 @@ async function readImage(dir: string, verify: boolean): Promise<ProxyImage | und
       );
     }
   }
-  return { path, sha256: recorded, sizeBytes, dir };
+  const build = await readBuildRecord(dir);
+  return { path, sha256: recorded, sizeBytes, dir, ...(build ? { build } : {}) };
 }
 
 function sha256File(path: string): Promise<string> {
@@ -132,6 +137,7 @@ export async function ensureProxyImage(opts: EnsureProxyImageOptions = {}): Prom
   const expected = await proxyImageDir(toolsDir, opts.env);
   const cached = await readImage(expected, opts.verify ?? false);
   if (cached) return cached;
+  const started = performance.now();
   const dir = await runBuild(join(toolsDir, 'build.sh'), opts);
   if (dir !== expected) {
     throw new TestEnvVmError(
@@ -139,8 +145,25 @@ export async function ensureProxyImage(opts: EnsureProxyImageOptions = {}): Prom
       `the build script reported ${dir} but the inputs hash to ${expected}; did the inputs change during the build?`,
     );
   }
+  // Reports quote the build time of the cached image later, when nothing is rebuilt.
+  await writeFile(
+    join(dir, BUILD_RECORD),
+    `${JSON.stringify({ seconds: Math.round((performance.now() - started) / 100) / 10, finishedAt: new Date().toISOString() })}\n`,
+  );
   const built = await readImage(dir, opts.verify ?? false);
   if (!built)
     throw new TestEnvVmError('IMAGE_BUILD_FAILED', `the build finished but ${dir}/${IMAGE} is missing`);
   return built;
+}
+
+async function readBuildRecord(dir: string): Promise<ProxyImage['build']> {
+  try {
+    const r = JSON.parse(await readFile(join(dir, BUILD_RECORD), 'utf8')) as Record<string, unknown>;
+    if (typeof r.seconds === 'number' && typeof r.finishedAt === 'string') {
+      return { seconds: r.seconds, finishedAt: r.finishedAt };
+    }
+  } catch {
+    // No record: an image built before builds were timed.
+  }
+  return undefined;
 }

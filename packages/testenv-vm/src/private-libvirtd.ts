@@ -1,12 +1,9 @@
-import { spawn } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
-  closeSync,
   cpSync,
   existsSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -15,6 +12,7 @@ import {
 import { join } from 'node:path';
 import { isAlive, libvirtdAnswers, sleep, terminate } from '@egress-proxies/testenv-libvirt';
 import { TestEnvVmError } from './errors.js';
+import { spawnLogged } from './logged-child.js';
 import { inNetns } from './netns.js';
 
 export interface PrivateLibvirtd {
@@ -105,25 +103,16 @@ export async function startPrivateLibvirtd(o: StartPrivateLibvirtdOptions): Prom
     ].join('\n'),
   );
   const logPath = join(dir, 'libvirtd.log');
-  const fd = openSync(logPath, 'a');
   const [cmd, args] = inNetns(o.netns, 'unshare', ['--mount', '--propagation', 'private', 'sh', script]);
-  const child = spawn(cmd, args, { stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  let exited: string | undefined;
-  child.on('exit', (code, sig) => {
-    exited = sig ? `signal ${sig}` : `exit code ${code}`;
-  });
-  child.on('error', (e) => {
-    exited = e.message;
-  });
+  const { child, exited } = spawnLogged(cmd, args, logPath);
   const socketPath = join(sockDir, 'libvirt-sock');
   const tail = () => readFileSync(logPath, 'utf8').trim().split('\n').slice(-20).join('\n');
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(existsSync(socketPath) && (await libvirtdAnswers(socketPath)))) {
-    if (exited !== undefined) {
+    if (exited() !== undefined) {
       throw new TestEnvVmError(
         'NETNS_FAILED',
-        `the private libvirtd exited during start-up (${exited}):\n${tail()}`,
+        `the private libvirtd exited during start-up (${exited()}):\n${tail()}`,
       );
     }
     if (Date.now() > deadline) {
