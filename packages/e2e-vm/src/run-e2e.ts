@@ -3,6 +3,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFi
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ensureControlPlaneBinaries } from '@egress-proxies/testenv-kube';
+import { ensurePackages, REQUIRED_PACKAGES } from '@egress-proxies/testenv-libvirt';
 import {
   ensureProxyImage,
   findProxyImageTools,
@@ -39,6 +40,15 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
     log('FAILED: the end-to-end run needs root (network namespaces, a private libvirtd)');
     return 1;
   }
+  // As root on Debian, what the namespace, the daemons and the checks need is installed first.
+  const installed = await ensurePackages([
+    ...REQUIRED_PACKAGES,
+    'dnsmasq-base',
+    'iproute2',
+    'util-linux',
+    'curl',
+  ]);
+  if (installed.installed.length > 0) log(`installed: ${installed.installed.join(' ')}`);
   const tools = findProxyImageTools();
   const cached = existsSync(join(await proxyImageDir(tools), 'proxy.qcow2'));
   const buildStarted = performance.now();
