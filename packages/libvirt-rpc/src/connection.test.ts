@@ -8,7 +8,7 @@ import {
 } from '../test/fake-libvirtd.js';
 import type { LibvirtClient } from './client.js';
 import type { CallEvent } from './connection.js';
-import { KEEPALIVE_PROGRAM, MessageType } from './constants.js';
+import { KEEPALIVE_PROGRAM, MessageType, REMOTE_PROGRAM } from './constants.js';
 import { ErrorNumber } from './error-numbers.js';
 import {
   CallTimeoutError,
@@ -360,5 +360,102 @@ describe('keepalive', () => {
     );
     await new Promise((r) => setTimeout(r, 700));
     expect(client.isOpen).toBe(true);
+  });
+});
+
+describe('prompt ACKs', () => {
+  const pongs = (server: FakeServer) =>
+    server.peers[0]?.received.filter((p) => p.prog === KEEPALIVE_PROGRAM && p.proc === 2).length ?? 0;
+  const settle = () => new Promise((r) => setTimeout(r, 30));
+
+  it('writes a PONG after a reply that leaves calls in flight, and none once all are answered', async () => {
+    const held: FakePacket[] = [];
+    let peerRef: FakePeer | undefined;
+    const { client, server } = await setup(
+      (call, peer) => {
+        if (call.prog !== REMOTE_PROGRAM) return;
+        peerRef = peer;
+        if (held.length === 0 && call.serial === 3) peer.reply(call, hostnameReply('first'));
+        else held.push(call);
+      },
+      { promptAcks: true },
+    );
+    const calls = [client.connectGetHostname(), client.connectGetHostname(), client.connectGetHostname()];
+    await calls[0];
+    for (let i = 0; i < 100 && pongs(server) === 0; i++) await settle();
+    expect(pongs(server)).toBe(1);
+    expect(client.connection.ackNudges).toBe(1);
+    for (const call of held.splice(0)) peerRef?.reply(call, hostnameReply('later'));
+    await Promise.all(calls);
+    await settle();
+    // The last reply left nothing in flight: no nudge for it.
+    expect(client.connection.ackNudges).toBeLessThanOrEqual(2);
+    const after = client.connection.ackNudges;
+    await settle();
+    expect(client.connection.ackNudges).toBe(after);
+  });
+
+  it('sends no PONG when the reply is followed by a call (the call carries the ACK)', async () => {
+    let heldCall: FakePacket | undefined;
+    const { client, server } = await setup(
+      (call, peer) => {
+        if (call.prog !== REMOTE_PROGRAM) return;
+        if (heldCall === undefined) heldCall = call;
+        else peer.reply(call, hostnameReply('h'));
+      },
+      { promptAcks: true },
+    );
+    const held = client.connectGetHostname().catch((e) => e);
+    for (let i = 0; i < 5; i++) await client.connectGetHostname();
+    await settle();
+    // Only the last reply of the loop is followed by silence while a call is still in flight.
+    expect(client.connection.ackNudges).toBe(1);
+    for (let i = 0; i < 100 && pongs(server) === 0; i++) await settle();
+    expect(pongs(server)).toBe(1);
+    client.destroy();
+    await held;
+  });
+
+  it('nudges at most once a millisecond while a long burst of replies arrives', async () => {
+    const held: FakePacket[] = [];
+    let peerRef: FakePeer | undefined;
+    const { client } = await setup(
+      (call, peer) => {
+        if (call.prog !== REMOTE_PROGRAM) return;
+        peerRef = peer;
+        held.push(call);
+      },
+      { promptAcks: true },
+    );
+    const calls = Array.from({ length: 60 }, () => client.connectGetHostname());
+    for (let i = 0; i < 200 && held.length < 60; i++) await settle();
+    expect(held).toHaveLength(60);
+    const started = performance.now();
+    // One reply per turn of the event loop, so the client sees many separate reads.
+    for (const call of held) {
+      peerRef?.reply(call, hostnameReply('h'));
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(calls);
+    const elapsed = performance.now() - started;
+    await settle();
+    expect(client.connection.ackNudges).toBeGreaterThan(0);
+    expect(client.connection.ackNudges).toBeLessThanOrEqual(Math.ceil(elapsed) + 1);
+  });
+
+  it('is off unless asked for', async () => {
+    let heldCall: FakePacket | undefined;
+    const { client, server } = await setup((call, peer) => {
+      if (call.prog !== REMOTE_PROGRAM) return;
+      if (heldCall === undefined) heldCall = call;
+      else peer.reply(call, hostnameReply('h'));
+    });
+    const held = client.connectGetHostname().catch((e) => e);
+    await client.connectGetHostname();
+    await settle();
+    expect(client.connection.ackNudges).toBe(0);
+    expect(pongs(server)).toBe(0);
+    client.destroy();
+    await held;
   });
 });

@@ -29,6 +29,8 @@ export interface OpenOptions extends CallOptions {
   maxMessage?: number;
   /** Runs once when the connection ends (transports use it to release what they opened). */
   onClose?: ConnectionOptions['onClose'];
+  /** See `ConnectionOptions.promptAcks` (the SSH transport turns it on). */
+  promptAcks?: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function openLibvirt(transport: Duplex, options: OpenOptions = {}):
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.onMessage ? { onMessage: options.onMessage } : {}),
     ...(options.onClose ? { onClose: options.onClose } : {}),
+    ...(options.promptAcks ? { promptAcks: true } : {}),
     keepalive,
   });
   const callOpts = openCallOptions(options);

@@ -3,12 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectSsh,
   type HostKeyInfo,
+  SSH_CIPHERS,
   SshAuthenticationError,
   SshForwardingRefusedError,
+  type SshHandshakeInfo,
   SshHostKeyMismatchError,
   type SshOptions,
   SshSocketNotFoundError,
   SshUnknownHostKeyError,
+  TransportError,
 } from '../src/index.js';
 import { defineIntegrationCases } from './integration-cases.js';
 
@@ -147,5 +150,61 @@ describe('libvirtd over ssh (direct-streamlocal)', () => {
     const c = await connectSsh(sshOptions());
     await c.close();
     expect(c.isOpen).toBe(false);
+  });
+
+  it('offers the AES-GCM ciphers first and settles on aes128-gcm with a stock sshd', async () => {
+    expect(SSH_CIPHERS.slice(0, 2)).toEqual(['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com']);
+    let info: SshHandshakeInfo | undefined;
+    const c = await connectSsh(sshOptions({ onHandshake: (i) => (info = i) }));
+    await c.close();
+    expect(info).toMatchObject({
+      cipherOut: 'aes128-gcm@openssh.com',
+      cipherIn: 'aes128-gcm@openssh.com',
+      hostKey: 'ssh-ed25519',
+    });
+  });
+
+  it('offers only the ciphers the caller lists', async () => {
+    let info: SshHandshakeInfo | undefined;
+    const c = await connectSsh(sshOptions({ ciphers: ['aes256-ctr'], onHandshake: (i) => (info = i) }));
+    expect(await c.connectGetLibVersion()).toBeGreaterThanOrEqual(9_000_000);
+    await c.close();
+    expect(info?.cipherOut).toBe('aes256-ctr');
+  });
+
+  it('rejects an empty or unknown cipher list with a TransportError naming it', async () => {
+    const empty = await connectSsh(sshOptions({ ciphers: [] })).catch((e) => e);
+    expect(TransportError.isInstance(empty)).toBe(true);
+    expect(empty.message).toContain('invalid ssh ciphers []');
+    const unknown = await connectSsh(sshOptions({ ciphers: ['rot13'] })).catch((e) => e);
+    expect(TransportError.isInstance(unknown)).toBe(true);
+    expect(SshAuthenticationError.isInstance(unknown)).toBe(false);
+    expect(unknown.message).toContain('rot13');
+  });
+
+  it('nudges ACKs while pipelined calls are in flight, unless told not to', async () => {
+    const burst = async (c: Awaited<ReturnType<typeof connectSsh>>) => {
+      const names = await Promise.all(Array.from({ length: 200 }, () => c.connectGetHostname()));
+      expect(new Set(names).size).toBe(1);
+    };
+    const on = await connectSsh(sshOptions());
+    await burst(on);
+    // sshd's replies arrive over many reads while later calls are still queued in libvirtd.
+    expect(on.connection.ackNudges).toBeGreaterThan(0);
+    await on.close();
+    const off = await connectSsh(sshOptions({ promptAcks: false }));
+    await burst(off);
+    expect(off.connection.ackNudges).toBe(0);
+    await off.close();
+  });
+
+  it('reports a refused TCP connection as a TransportError naming the target', async () => {
+    const sshd = await env.startSshd();
+    const { port, knownHostsPath, privateKey } = sshd;
+    await sshd.stop();
+    const err = await connectSsh(sshOptions({ port, knownHostsPath, privateKey })).catch((e) => e);
+    expect(TransportError.isInstance(err)).toBe(true);
+    expect(err.message).toContain(`root@127.0.0.1:${port}`);
+    expect(err.message).toMatch(/ECONNREFUSED/);
   });
 });
