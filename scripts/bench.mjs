@@ -8,13 +8,17 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pnpmCommand, root, workspacePackages } from './workspace.mjs';
 
-const only = process.argv.slice(2);
+// `--gather` only regathers what the packages' last runs wrote (after `pnpm --filter X bench`).
+const gatherOnly = process.argv.includes('--gather');
+const only = process.argv.slice(2).filter((a) => a !== '--gather');
 const filters = only.flatMap((f) => ['--filter', f]);
 const [pnpm, pre] = pnpmCommand();
-const r = spawnSync(pnpm, [...pre, 'exec', 'turbo', 'run', 'bench', '--concurrency=1', ...filters], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const r = gatherOnly
+  ? { status: 0 }
+  : spawnSync(pnpm, [...pre, 'exec', 'turbo', 'run', 'bench', '--concurrency=1', ...filters], {
+      cwd: root,
+      stdio: 'inherit',
+    });
 const sections = [];
 for (const p of workspacePackages()) {
   if (!p.manifest.scripts?.bench) continue;
@@ -28,7 +32,7 @@ for (const p of workspacePackages()) {
 const header = [
   '# Benchmark results',
   '',
-  `Measured by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
+  `Gathered by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)} (each section names its own run): ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
   'Every figure is a ratio against a baseline measured in the same run; see each package README for what is compared.',
   '',
 ].join('\n');
