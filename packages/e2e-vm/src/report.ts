@@ -67,7 +67,7 @@ export function renderTimings(t: E2eTimings, command: string): string {
   ];
   return [
     REPORT_START,
-    `Measured ${t.date} by \`${command}\` (2 cores, TCG guests, other suites running alongside):`,
+    `Measured ${t.date} by \`${command}\` (2 cores, TCG guests; the times move with whatever else the machine runs):`,
     '',
     '| step | time |',
     '| ---- | ---- |',
