@@ -34,6 +34,12 @@ describe('startNetnsHypervisor', () => {
     expect(hv.cidr).toBe('10.213.9.0/24');
   });
 
+  it('has no route out: only the bridge subnet, no default route', async () => {
+    const routes = (await runChecked('ip', ['-n', hv.netns, '-4', 'route', 'show'])).trim().split('\n');
+    expect(routes).toHaveLength(1);
+    expect(routes[0]).toMatch(/^10\.213\.9\.0\/24 dev epbr0 /);
+  });
+
   it('runs dnsmasq and libvirtd inside the namespace', async () => {
     const pids = await netnsPids(hv.netns);
     expect(pids).toContain(hv.libvirt.pid);
