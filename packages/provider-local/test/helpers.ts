@@ -6,7 +6,8 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CreateRequest, instanceName } from '@egress-proxies/contract';
+import { type CreateRequest, instanceName, type Provider } from '@egress-proxies/contract';
+import type { LocalInstance } from '../src/index.js';
 
 export async function tempStateDir(label: string): Promise<string> {
   return mkdtemp(join(tmpdir(), `provider-local-${label}-`));
@@ -79,6 +80,19 @@ export function viaProxy(
     req.on('error', reject);
     req.end();
   });
+}
+
+/**
+ * Creates an instance and returns a fetch of the echo server through it, from `source` (a
+ * loopback address) when given: what both engines' ACL and egress checks do.
+ */
+export async function createForFetch(
+  provider: Provider,
+  echoPort: number,
+  req: CreateRequest = makeRequest(),
+): Promise<(source?: string) => Promise<{ status: number; body: string }>> {
+  const inst = (await provider.get(await provider.create(req))) as LocalInstance;
+  return (source) => viaProxy(inst.ip!, inst.port!, `http://127.0.0.1:${echoPort}/`, source);
 }
 
 export function makeRequest(overrides: Partial<CreateRequest> = {}): CreateRequest {

@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { ErrorCode, InstanceState, isNotFound, ProviderError } from '@egress-proxies/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalProvider, encodeState, formatId, type LocalInstance, parseId } from '../src/index.js';
-import { killAllAndRemove, makeRequest, processAlive, startEcho, tempStateDir, viaProxy } from './helpers.js';
+import {
+  createForFetch,
+  killAllAndRemove,
+  makeRequest,
+  processAlive,
+  startEcho,
+  tempStateDir,
+  viaProxy,
+} from './helpers.js';
 
 const RANGE = { min: 23000, max: 23049 };
 let echo: Awaited<ReturnType<typeof startEcho>>;
@@ -195,19 +203,19 @@ describe('node engine on the real host', () => {
 
   it('refuses a client outside allowedSourceCIDRs with 403', async () => {
     const { provider } = await setup({ allowedSourceCIDRs: ['127.0.0.2/32'] });
-    const inst = (await provider.get(await provider.create(makeRequest()))) as LocalInstance;
-    const denied = await viaProxy(inst.ip!, inst.port!, `http://127.0.0.1:${echo.port}/`);
-    expect(denied.status).toBe(403);
-    const allowed = await viaProxy(inst.ip!, inst.port!, `http://127.0.0.1:${echo.port}/`, '127.0.0.2');
-    expect(allowed.status).toBe(200);
+    const fetchThrough = await createForFetch(provider, echo.port);
+    expect((await fetchThrough()).status).toBe(403);
+    expect((await fetchThrough('127.0.0.2')).status).toBe(200);
   });
 
   it('sends outgoing connections from placement.zone', async () => {
     const { provider } = await setup();
-    const inst = (await provider.get(
-      await provider.create(makeRequest({ placement: { zone: '127.0.0.3' } })),
-    )) as LocalInstance;
-    const res = await viaProxy(inst.ip!, inst.port!, `http://127.0.0.1:${echo.port}/`);
+    const fetchThrough = await createForFetch(
+      provider,
+      echo.port,
+      makeRequest({ placement: { zone: '127.0.0.3' } }),
+    );
+    const res = await fetchThrough();
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).remoteAddress).toBe('127.0.0.3');
   });

@@ -4,6 +4,7 @@ import { InstanceState } from '@egress-proxies/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalProvider, type LocalInstance, parseId } from '../src/index.js';
 import {
+  createForFetch,
   ensureSquid,
   killAllAndRemove,
   makeRequest,
@@ -67,19 +68,19 @@ describe('squid engine on the real host', () => {
 
   it('denies a source outside allowedSourceCIDRs with 403 from Squid', async () => {
     const { provider } = await setup({ allowedSourceCIDRs: ['127.0.0.2/32'] });
-    const inst = (await provider.get(await provider.create(makeRequest()))) as LocalInstance;
-    const denied = await viaProxy(inst.ip!, inst.port!, `http://127.0.0.1:${echo.port}/`);
-    expect(denied.status).toBe(403);
-    const allowed = await viaProxy(inst.ip!, inst.port!, `http://127.0.0.1:${echo.port}/`, '127.0.0.2');
-    expect(allowed.status).toBe(200);
+    const fetchThrough = await createForFetch(provider, echo.port);
+    expect((await fetchThrough()).status).toBe(403);
+    expect((await fetchThrough('127.0.0.2')).status).toBe(200);
   });
 
   it('sends outgoing connections from placement.zone (tcp_outgoing_address)', async () => {
     const { provider } = await setup();
-    const inst = (await provider.get(
-      await provider.create(makeRequest({ placement: { zone: '127.0.0.3' } })),
-    )) as LocalInstance;
-    const res = await viaProxy(inst.ip!, inst.port!, `http://127.0.0.1:${echo.port}/`);
+    const fetchThrough = await createForFetch(
+      provider,
+      echo.port,
+      makeRequest({ placement: { zone: '127.0.0.3' } }),
+    );
+    const res = await fetchThrough();
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).remoteAddress).toBe('127.0.0.3');
   });
