@@ -32,6 +32,30 @@ async function baseline(ctx: CaseContext) {
   return { req, id, steps, resources: await resourceCounts(ctx, req.name) };
 }
 
+/**
+ * After `cause` and a retry that returned `id`: the instance is healthy with the resources a clean
+ * create leaves, and deleting it leaves nothing.
+ */
+async function retriedCleanly(
+  ctx: CaseContext,
+  id: string,
+  name: string,
+  step: string,
+  cause: string,
+  cleanResources: Awaited<ReturnType<typeof resourceCounts>>,
+): Promise<void> {
+  const inst = await ok(ctx.provider.get(id, ctx.opts()), `get after the retry (step ${step})`);
+  check(isHealthy(ctx, inst), `after ${cause} and a retry, get says ${inst.state}`);
+  const res = await resourceCounts(ctx, name);
+  check(
+    res === cleanResources,
+    `after ${cause} and a retry the instance has resources ${res}; a clean create leaves ${cleanResources}`,
+  );
+  await ok(ctx.provider.delete(id, ctx.opts()), `delete after step ${step}`);
+  const left = await resourceCounts(ctx, name);
+  check(left === 'none', `after ${cause}, a retry and a delete, ${left} is left`);
+}
+
 /** A stopped-looking state from the table, so adopting (starting) the instance would show. */
 function quietState(ctx: CaseContext): string | undefined {
   return stateFor(ctx, InstanceState.Stopped) ?? stateFor(ctx, InstanceState.Terminated);
@@ -102,16 +126,7 @@ export const createCases: ConformanceCase[] = [
         const id = await ok(ctx.create(req), `the retry after step ${step} failed`);
         const view = await onlyView(ctx, req.name, `after a failure at step ${step} and a retry`);
         check(view.id === id, `the retry returned ${id} but the backend instance is ${view.id}`);
-        const inst = await ok(ctx.provider.get(id, ctx.opts()), `get after the retry (step ${step})`);
-        check(isHealthy(ctx, inst), `after a failure at step ${step} and a retry, get says ${inst.state}`);
-        const res = await resourceCounts(ctx, req.name);
-        check(
-          res === base.resources,
-          `after a failure at step ${step} and a retry the instance has resources ${res}; a clean create leaves ${base.resources}`,
-        );
-        await ok(ctx.provider.delete(id, ctx.opts()), `delete after step ${step}`);
-        const left = await resourceCounts(ctx, req.name);
-        check(left === 'none', `after a failure at step ${step}, a retry and a delete, ${left} is left`);
+        await retriedCleanly(ctx, id, req.name, step, `a failure at step ${step}`, base.resources);
         check((await viewsNamed(ctx, req.name)).length === 0, `delete left the instance of step ${step}`);
       }
     },
@@ -362,16 +377,7 @@ export const createCases: ConformanceCase[] = [
         await ctx.backend.reset();
         const id = await ok(ctx.create(req), `the retry after an abort at step ${step}`);
         await onlyView(ctx, req.name, `after an abort at step ${step} and a retry`);
-        const inst = await ok(ctx.provider.get(id, ctx.opts()), `get after the retry (step ${step})`);
-        check(isHealthy(ctx, inst), `after an abort at step ${step} and a retry, get says ${inst.state}`);
-        const res = await resourceCounts(ctx, req.name);
-        check(
-          res === base.resources,
-          `after an abort at step ${step} and a retry the instance has resources ${res}; a clean create leaves ${base.resources}`,
-        );
-        await ok(ctx.provider.delete(id, ctx.opts()), `delete after step ${step}`);
-        const left = await resourceCounts(ctx, req.name);
-        check(left === 'none', `after an abort at step ${step}, a retry and a delete, ${left} is left`);
+        await retriedCleanly(ctx, id, req.name, step, `an abort at step ${step}`, base.resources);
       }
     },
   },
