@@ -1,5 +1,4 @@
 export { E2E_ENV_VAR, type E2eEnv, readE2eEnv } from './e2e-env.js';
-export { type GuestExecResult, guestExec } from './guest-exec.js';
 export {
   type PhaseEvent,
   type ProxyState,

@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { instanceIdFor } from '@egress-proxies/nocloud';
 import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
 import { freePort, runChecked, type SshEndpoint, startSshd } from '@egress-proxies/testenv-libvirt';
+import { guestExecVia, libvirtAgentCall } from '@egress-proxies/testenv-vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import {
   type E2eTimings,
   type EchoServer,
-  guestExec,
   type ImageServer,
   type PhaseEvent,
   type ProxyState,
@@ -222,17 +222,14 @@ describe('a Proxy on kvm2, end to end', () => {
   it("ran the seed: cloud-init's instance id and hostname are the ones kvm2 wrote", async () => {
     const a = state('e2e-a');
     const domain = domainOf(a);
-    const id = await guestExec(env.libvirtUri, domain, '/bin/cat', ['/var/lib/cloud/data/instance-id']);
+    const agent = libvirtAgentCall(env.libvirtUri, domain);
+    const id = await guestExecVia(agent, '/bin/cat', ['/var/lib/cloud/data/instance-id']);
     expect(id.exitCode).toBe(0);
     expect(id.stdout.trim()).toBe(instanceIdFor(domain, a.uid));
-    const host = await guestExec(env.libvirtUri, domain, '/bin/hostname', []);
+    const host = await guestExecVia(agent, '/bin/hostname', []);
     expect(host.stdout.trim()).toBe(domain);
     // The user-data's Squid config is the one running (its port answered above).
-    const conf = await guestExec(env.libvirtUri, domain, '/bin/grep', [
-      '-c',
-      SENTINEL,
-      '/etc/squid/squid.conf',
-    ]);
+    const conf = await guestExecVia(agent, '/bin/grep', ['-c', SENTINEL, '/etc/squid/squid.conf']);
     expect(conf.stdout.trim()).toBe('1');
   });
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { sleep } from '@egress-proxies/testenv-libvirt';
 import { AgentChannel, jsonLine, sentinel } from './agent-channel.js';
 import { TestEnvVmError } from './errors.js';
+import { guestExecVia } from './guest-exec.js';
 
 export interface AgentCallOptions {
   signal?: AbortSignal;
@@ -48,7 +48,6 @@ export interface GuestAgent {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
-const EXEC_TIMEOUT_MS = 120_000;
 
 interface Reply {
   return?: unknown;
@@ -166,48 +165,7 @@ export function createGuestAgent(socketPath: string): GuestAgent {
         ),
       }));
     },
-    async exec(path, args = [], opts = {}) {
-      if (typeof path !== 'string' || path === '') {
-        throw new TestEnvVmError(
-          'INVALID_ARGUMENT',
-          `exec needs a command path, got ${JSON.stringify(path)}`,
-        );
-      }
-      const deadline = Date.now() + (opts.timeoutMs ?? EXEC_TIMEOUT_MS);
-      const step = { signal: opts.signal, timeoutMs: DEFAULT_TIMEOUT_MS } as AgentCallOptions;
-      const started = await call<{ pid?: unknown }>(
-        'guest-exec',
-        {
-          path,
-          arg: [...args],
-          'capture-output': true,
-          ...(opts.input !== undefined ? { 'input-data': Buffer.from(opts.input).toString('base64') } : {}),
-        },
-        step,
-      );
-      if (typeof started?.pid !== 'number')
-        throw new TestEnvVmError('AGENT_PROTOCOL', 'guest-exec returned no pid');
-      for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
-        const st = await call<Record<string, unknown>>('guest-exec-status', { pid: started.pid }, step);
-        if (st?.exited === true) {
-          const decode = (v: unknown) =>
-            typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : '';
-          return {
-            exitCode: typeof st.exitcode === 'number' ? st.exitcode : undefined,
-            signal: typeof st.signal === 'number' ? st.signal : undefined,
-            stdout: decode(st['out-data']),
-            stderr: decode(st['err-data']),
-          };
-        }
-        if (Date.now() > deadline) {
-          throw new TestEnvVmError(
-            'AGENT_TIMEOUT',
-            `${path} (guest pid ${started.pid}) did not exit in time`,
-          );
-        }
-        await sleep(wait, opts.signal);
-      }
-    },
+    exec: (path, args, opts) => guestExecVia(call, path, args, opts),
     close() {
       channel?.close();
       channel = undefined;

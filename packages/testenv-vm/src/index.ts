@@ -24,7 +24,9 @@ export {
   type GuestIpAddress,
   type GuestNetworkInterface,
 } from './guest-agent.js';
+export { type AgentCall, guestExecVia } from './guest-exec.js';
 export { cacheRoot, proxyImageDir, proxyImageKey } from './image-key.js';
+export { libvirtAgentCall } from './libvirt-agent.js';
 export {
   createNetns,
   deleteNetns,
