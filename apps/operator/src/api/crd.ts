@@ -68,6 +68,12 @@ export function proxyCrd() {
       { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
       { name: 'IP', type: 'string', jsonPath: '.status.ip' },
       { name: 'Healthy', type: 'boolean', jsonPath: '.status.healthy' },
+      {
+        name: 'Ready',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+        priority: 1,
+      },
       { name: 'Egress IP', type: 'string', jsonPath: '.status.egressIP', priority: 1 },
       { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
@@ -85,6 +91,12 @@ export function providerHealthCrd() {
     [
       { name: 'Type', type: 'string', jsonPath: '.status.type' },
       { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
+      {
+        name: 'Reason',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+        priority: 1,
+      },
       { name: 'Targets', type: 'string', jsonPath: '.status.summary' },
       { name: 'Last Check', type: 'date', jsonPath: '.status.lastCheckTime' },
     ],

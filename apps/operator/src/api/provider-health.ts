@@ -1,3 +1,4 @@
+import { conditionSchema } from './proxy.js';
 import { type Infer, s } from './schema.js';
 
 const targetSchema = s.object({
@@ -18,6 +19,10 @@ export const providerHealthStatusSchema = s
     message: s.string().optional().describe('Why the check itself could not run, when it could not.'),
     lastCheckTime: s.dateTime().optional(),
     targets: s.array(targetSchema, { mapKeys: ['target'] }).optional(),
+    conditions: s
+      .array(conditionSchema, { mapKeys: ['type'] })
+      .optional()
+      .describe('Ready: every target answered ready (what `kubectl wait --for=condition=Ready` reads).'),
   })
   .describe("The provider's health, one entry per Checker target.");
 

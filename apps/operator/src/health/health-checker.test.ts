@@ -48,3 +48,37 @@ describe('HealthChecker', () => {
     expect(await h.status(failing)).toMatchObject({ ready: false, message: 'the check failed: exploded' });
   });
 });
+
+describe('HealthChecker: the Ready condition', () => {
+  it('is True when every target is ready, False naming the failing ones, and keeps its transition time', async () => {
+    const { handle, backend } = referenceHandle();
+    const { checker } = createReference('ref', referenceConfig('ref-token-secret-123'), backend);
+    const { s } = store();
+    let t = Date.parse('2026-03-01T10:00:00Z');
+    const h = new HealthChecker({ store: s, now: () => new Date(t) });
+    const slot = { ...handle, checker };
+    const ok = await h.run(slot);
+    expect(ok.conditions).toEqual([
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'AllTargetsReady',
+        message: '3/3 targets ready',
+        lastTransitionTime: '2026-03-01T10:00:00Z',
+      },
+    ]);
+    t += 60_000;
+    backend.breakHost('beta', 'auth');
+    const bad = await h.run(slot);
+    expect(bad.conditions?.[0]).toMatchObject({
+      status: 'False',
+      reason: 'TargetsNotReady',
+      message: 'not ready: beta: Unauthorized',
+      lastTransitionTime: '2026-03-01T10:01:00Z',
+    });
+    t += 60_000;
+    expect((await h.run(slot)).conditions?.[0]?.lastTransitionTime).toBe('2026-03-01T10:01:00Z');
+    const failing = { ...handle, checker: { check: async () => Promise.reject(new Error('exploded')) } };
+    expect((await h.run(failing)).conditions?.[0]).toMatchObject({ status: 'False', reason: 'CheckFailed' });
+  });
+});

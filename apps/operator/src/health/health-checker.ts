@@ -5,6 +5,7 @@ import { silentOpLogger } from '../controller/op-logger.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
 import type { ProviderSlot } from '../providers/provider-set.js';
 import type { HealthStore } from '../store/proxy-store.js';
+import { withHealthConditions } from './health-conditions.js';
 
 export interface HealthCheckerOptions {
   store: HealthStore;
@@ -20,6 +21,7 @@ const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 /** Runs a provider's Checker and writes its ProviderHealth status. */
 export class HealthChecker {
   readonly #log: OpLogger;
+  readonly #conditions = new Map<string, ProviderHealthStatus['conditions']>();
   constructor(private readonly opts: HealthCheckerOptions) {
     this.#log = opts.logger ?? silentOpLogger;
   }
@@ -66,7 +68,13 @@ export class HealthChecker {
 
   /** Checks `slot` and writes the result. */
   async run(slot: ProviderSlot, signal?: AbortSignal): Promise<ProviderHealthStatus> {
-    const status = await this.status(slot, signal);
+    const now = this.opts.now ?? (() => new Date());
+    const status = withHealthConditions(
+      await this.status(slot, signal),
+      this.#conditions.get(slot.name),
+      now(),
+    );
+    this.#conditions.set(slot.name, status.conditions);
     this.opts.metrics?.providerReady.set({ provider: slot.name }, status.ready ? 1 : 0);
     try {
       await this.opts.store.writeHealth(slot.name, status, signal);

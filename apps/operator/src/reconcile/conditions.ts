@@ -4,6 +4,8 @@ export const ConditionType = {
   Provisioned: 'Provisioned',
   Healthy: 'Healthy',
   QuotaExceeded: 'QuotaExceeded',
+  /** True exactly while the phase is Ready: what `kubectl wait --for=condition=Ready` reads. */
+  Ready: 'Ready',
 } as const;
 
 /**

@@ -108,6 +108,7 @@ class Pass {
   }
 
   finish(r: { requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }): ReconcileResult {
+    this.readyCondition();
     const changed = canonicalJson(this.status) !== canonicalJson(this.proxy.status ?? {});
     return {
       // A Proxy whose finalizer goes while it is being deleted is gone: nothing to write to.
@@ -143,6 +144,13 @@ class Pass {
       { type, status, reason, observedGeneration: this.generation, ...(message ? { message } : {}) },
       this.now,
     );
+  }
+
+  /** Mirrors the phase into the Ready condition, with the phase as its reason. */
+  readyCondition(): void {
+    const phase = this.status.phase;
+    if (!phase) return;
+    this.condition(ConditionType.Ready, phase === 'Ready' ? 'True' : 'False', phase, this.status.message);
   }
 
   // ---------------------------------------------------------------- invalid spec
@@ -523,7 +531,20 @@ class Pass {
         outcome: e?.kind === ErrorKind.Permanent ? 'permanent' : 'transient',
       };
     }
-    this.event('Normal', 'Deleted', `deleted instance ${id}`);
-    return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
+    // A provider whose delete returns once submitted (gcp, kubernetes) may still fail it later:
+    // the finalizer stays until get answers NotFound, and each pass submits the delete again.
+    try {
+      await this.call(handle, 'get', (o) => handle.provider.get(id, o));
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.event('Normal', 'Deleted', `deleted instance ${id}`);
+        return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
+      }
+      const e = ProviderError.isInstance(err) ? err : undefined;
+      this.status.message = `delete of instance ${id} accepted; reading it failed: ${e ? e.message : String(err)}`;
+      return { requeue: { type: 'backoff', tier: 'transient' }, outcome: 'transient' };
+    }
+    this.status.message = `delete of instance ${id} accepted; waiting until the provider no longer finds it`;
+    return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'ok' };
   }
 }

@@ -111,3 +111,30 @@ export class Driver {
     return this.events.map((e) => e.reason);
   }
 }
+
+type ProviderOf = ProviderHandle['provider'];
+
+/**
+ * The handle with some provider methods replaced; each override gets the original method, so a
+ * test changes one behaviour (a delete that returns early, a get that fails) and keeps the rest.
+ */
+export function withOverrides(
+  handle: ProviderHandle,
+  overrides: {
+    [K in 'create' | 'get' | 'delete']?: (
+      inner: ProviderOf[K],
+      ...args: Parameters<ProviderOf[K]>
+    ) => ReturnType<ProviderOf[K]>;
+  },
+): ProviderHandle {
+  const inner = handle.provider;
+  const provider = new Proxy(inner, {
+    get(target, key) {
+      const v = Reflect.get(target, key, target);
+      const bound = typeof v === 'function' ? v.bind(target) : v;
+      const o = overrides[key as keyof typeof overrides] as ((...a: unknown[]) => unknown) | undefined;
+      return o ? (...args: unknown[]) => o(bound, ...args) : bound;
+    },
+  });
+  return { ...handle, provider };
+}
