@@ -39,6 +39,14 @@ function canonicalJson(value: unknown): string {
   );
 }
 
+/** QuotaExceeded or Permanent: what a failed create answers, as opposed to a failed read. */
+function isCreateOutcome(err: unknown): boolean {
+  return (
+    ProviderError.isInstance(err) &&
+    (err.kind === ErrorKind.QuotaExceeded || err.kind === ErrorKind.Permanent)
+  );
+}
+
 /** Stops the managed flow with a result (thrown inside, caught once at the top). */
 class Stop {
   constructor(
@@ -275,6 +283,14 @@ class Pass {
         this.status.message = message;
         this.condition(ConditionType.Provisioned, 'False', 'InstanceGone', message);
         return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
+      }
+      if (!this.status.ip && isCreateOutcome(err)) {
+        // Never seen running, and get answers with a class a read cannot have (a submitted
+        // insert that failed on the backend, gcp): the create failed, so the next one is a
+        // new create after the class's backoff (or the latch), not another get of the same id.
+        const id = this.status.providerID;
+        this.forgetInstance();
+        this.providerFailure(err, `create of ${id} failed after it was accepted`, handle);
       }
       this.providerFailure(err, `get ${this.status.providerID}`, handle);
     }
