@@ -66,6 +66,7 @@ async function run(args: string[]): Promise<number> {
     leaderElection: flags.leaderElection,
     leaseName: flags.leaseName,
     workers: flags.workers,
+    createConcurrency: flags.createConcurrency,
     gcIntervalMs: flags.gcIntervalMs,
     gcGraceMs: flags.gcGraceMs,
     healthIntervalMs: flags.healthIntervalMs,

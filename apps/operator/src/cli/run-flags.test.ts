@@ -9,6 +9,7 @@ describe('parseRunFlags', () => {
       leaderElection: true,
       leaseName: 'egress-proxies-operator',
       workers: 4,
+      createConcurrency: 8,
       gcIntervalMs: 300_000,
       gcGraceMs: 600_000,
       healthIntervalMs: 60_000,

@@ -27,6 +27,7 @@ export const RUN_USAGE = `usage: egress-proxies run [flags]
   --no-leader-election          reconcile without taking the Lease (one replica only)
   --lease-name NAME             the Lease name (default egress-proxies-operator)
   --workers N                   concurrent reconciles (default 4)
+  --create-concurrency N        creates of one provider running at once; others queue (default 8)
   --gc-interval DURATION        orphan GC period (default 5m)
   --gc-grace DURATION           orphans younger than this are kept (default 10m)
   --health-interval DURATION    provider health check period (default 1m)
@@ -88,6 +89,7 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
     leaderElection: !r.boolean('no-leader-election'),
     leaseName: str('lease-name') ?? 'egress-proxies-operator',
     workers,
+    createConcurrency: r.integer('create-concurrency', 8, 1, 1024),
     gcIntervalMs,
     gcGraceMs,
     healthIntervalMs,

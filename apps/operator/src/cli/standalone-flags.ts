@@ -33,6 +33,7 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   --clean                       with --once: delete what this installation created before exiting
   --timeout DURATION            how long --once waits (default 2m)
   --workers N                   concurrent reconciles (default 4)
+  --create-concurrency N        creates of one provider running at once; others queue (default 8)
   --gc-interval DURATION        orphan GC period (default 5m)
   --gc-grace DURATION           orphans younger than this are kept (default 10m)
   --health-interval DURATION    provider health check period (default 1m)
@@ -93,6 +94,7 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     clean: r.boolean('clean'),
     timeoutMs: r.duration('timeout', '2m'),
     workers: r.integer('workers', 4, 1, 65535),
+    createConcurrency: r.integer('create-concurrency', 8, 1, 1024),
     gcIntervalMs: r.duration('gc-interval', '5m'),
     gcGraceMs: r.duration('gc-grace', '10m'),
     healthIntervalMs: r.duration('health-interval', '1m'),

@@ -6,6 +6,7 @@ import type { LogLevelName } from '../log/logger.js';
  */
 export const TUNING_OPTIONS = {
   workers: { type: 'string' },
+  'create-concurrency': { type: 'string' },
   'gc-interval': { type: 'string' },
   'gc-grace': { type: 'string' },
   'health-interval': { type: 'string' },
@@ -14,6 +15,8 @@ export const TUNING_OPTIONS = {
 
 export interface TuningFlags {
   workers: number;
+  /** Creates of one provider entry running at once (8 by default). */
+  createConcurrency: number;
   gcIntervalMs: number;
   gcGraceMs: number;
   healthIntervalMs: number;

@@ -4,6 +4,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { FINALIZER } from '../api/group.js';
 import type { ProxyObject } from '../api/proxy.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
+import { CreateOperations } from '../operations/create-operations.js';
 import type { Clock } from '../queue/clock.js';
 import type { RateLimiterOptions } from '../queue/rate-limiter.js';
 import { WorkQueue } from '../queue/work-queue.js';
@@ -45,8 +46,13 @@ export interface ProxyControllerOptions {
   failedProbeRetryMs?: number;
   resyncMs?: number;
   blockedRetryMs?: number;
-  /** The budget of one reconcile; 10 min when absent (a blocking create can take minutes). */
+  /**
+   * The budget of one reconcile's own calls (get, delete, probe); 10 min when absent. Creates run
+   * outside it, as tracked operations, to the provider's own budget.
+   */
   reconcileTimeoutMs?: number;
+  /** Creates of one provider entry that run at once (a number for all, or per entry); 8 when absent. */
+  createConcurrency?: number | ((provider: string) => number);
   /** Wraps the provider calls of a reconcile of `key` (standalone mode shows their progress). */
   wrapCall?: (key: ProxyKey, call: ProviderCall) => ProviderCall;
 }
@@ -57,6 +63,8 @@ export interface ProxyControllerOptions {
  */
 export class ProxyController {
   readonly queue: WorkQueue<ProxyKey>;
+  /** Creates running outside reconcile passes, bounded per provider. */
+  readonly creates: CreateOperations;
   readonly #log: OpLogger;
   readonly #workers: Promise<void>[] = [];
   #unsubscribe?: () => void;
@@ -73,6 +81,11 @@ export class ProxyController {
       ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
     });
     this.#log = opts.logger ?? silentOpLogger;
+    this.creates = new CreateOperations({
+      notify: (key) => this.queue.add(key),
+      ...(opts.createConcurrency !== undefined ? { limit: opts.createConcurrency } : {}),
+      ...(opts.clock ? { now: () => opts.clock!.now() } : {}),
+    });
   }
 
   /** Subscribes to the store (already started), queues every Proxy and starts the workers. */
@@ -90,6 +103,7 @@ export class ProxyController {
     const t = setTimeout(() => this.#abort.abort(new Error('operator stopping')), graceMs);
     await Promise.all(this.#workers);
     clearTimeout(t);
+    await this.creates.stop(graceMs);
   }
 
   /** Queues every Proxy that uses (or holds an instance of) one of `providers`. */
@@ -216,6 +230,7 @@ export class ProxyController {
       ...(opts.resyncMs !== undefined ? { resyncMs: opts.resyncMs } : {}),
       ...(opts.blockedRetryMs !== undefined ? { blockedRetryMs: opts.blockedRetryMs } : {}),
       signal,
+      createOps: this.creates.slot(key),
     };
   }
 

@@ -18,6 +18,8 @@ import { watchProvidersConfig } from './config-reloads.js';
 /** The knobs the cluster and standalone entry points both pass through unchanged. */
 export interface CoreTuning {
   workers?: number;
+  /** Creates of one provider entry running at once; 8 when absent. */
+  createConcurrency?: number;
   gcIntervalMs?: number;
   gcGraceMs?: number;
   /** The period of the providers' health checks; 60 s when absent. */
@@ -173,6 +175,7 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
         logger: log.child({ loop: 'proxy' }),
         ...(opts.providerLogger ? { providerLogger: opts.providerLogger } : {}),
         ...(opts.workers ? { workers: opts.workers } : {}),
+        ...(opts.createConcurrency ? { createConcurrency: opts.createConcurrency } : {}),
         ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
         ...(opts.defaultProbeTarget ? { defaultProbeTarget: opts.defaultProbeTarget } : {}),
         ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),

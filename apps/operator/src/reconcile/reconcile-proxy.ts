@@ -10,6 +10,7 @@ import { parseDuration } from '../api/duration.js';
 import { API_VERSION, FINALIZER, FORCE_DELETE_ANNOTATION, PROXY } from '../api/group.js';
 import type { ProxyObject, ProxySpec, ProxyStatus } from '../api/proxy.js';
 import { ProxySpecError, validateProxySpec } from '../api/validate.js';
+import type { CreateOperationSlot } from '../operations/create-operations.js';
 import { ConditionType, getCondition, setCondition } from './conditions.js';
 import { instanceSpecHash } from './instance-hash.js';
 import type {
@@ -389,6 +390,84 @@ class Pass {
   }
 
   async create(spec: ProxySpec, handle: ProviderHandle, hash: string): Promise<void> {
+    if (this.status.phase !== 'Provisioning') this.status.phase = 'Provisioning';
+    const ops = this.ctx.createOps;
+    let id: string;
+    if (ops) {
+      id = await this.trackedCreate(ops, spec, handle, hash);
+    } else {
+      const req = await this.createRequest(spec);
+      try {
+        id = await this.call(handle, 'create', (o) => handle.provider.create(req, o));
+      } catch (err) {
+        this.providerFailure(err, `create ${req.name}`, handle);
+      }
+    }
+    this.recordCreated(id, handle.name, hash);
+  }
+
+  /**
+   * A create run as a tracked operation: started by one pass, shown in the status while it
+   * runs, its result taken by the pass after it settled. Throws `Stop` until then.
+   */
+  async trackedCreate(
+    ops: CreateOperationSlot,
+    spec: ProxySpec,
+    handle: ProviderHandle,
+    hash: string,
+  ): Promise<string> {
+    const name = instanceName(this.proxy.metadata.namespace, this.proxy.metadata.name);
+    const token = `${this.proxy.metadata.uid ?? ''}:${hash}`;
+    const settled = ops.take();
+    let op = settled ?? ops.peek();
+    if (op && (op.token !== token || op.provider !== handle.name)) {
+      if (!settled) {
+        ops.cancel('the Proxy spec changed while its instance was being created');
+        this.status.message = `stopping the create of ${name} started for an earlier spec`;
+        this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
+        throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'ok');
+      }
+      if (op.state === 'succeeded' && op.id) {
+        // An instance of the earlier spec exists: recorded with its own hash, so the next pass replaces it.
+        this.recordCreated(op.id, op.provider, op.hash);
+        throw new Stop({ type: 'after', ms: 0 }, 'ok');
+      }
+      op = undefined;
+    }
+    if (!op) {
+      const req = await this.createRequest(spec);
+      op = ops.start({ provider: handle.name, token, hash }, (signal) => {
+        const fn = (o: { signal?: AbortSignal }) => handle.provider.create(req, o);
+        return this.ctx.call ? this.ctx.call(handle, 'create', fn, signal) : fn({ signal });
+      });
+    }
+    if (op.state === 'failed') this.providerFailure(op.error, `create ${name}`, handle);
+    if (op.state === 'succeeded') return op.id!;
+    const since = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+    if (op.state === 'queued') {
+      this.status.message = `create of ${name} is queued behind ${op.aheadAtQueue} other creates of provider ${handle.name} (since ${since(op.queuedAt)})`;
+      this.condition(ConditionType.Provisioned, 'False', 'CreateQueued', this.status.message);
+    } else {
+      this.status.message = `creating ${name} through provider ${handle.name} since ${since(op.runningSince ?? op.queuedAt)}`;
+      this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
+    }
+    // The operation reconciles the key again when it starts running and when it settles.
+    throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'ok');
+  }
+
+  recordCreated(id: string, provider: string, hash: string): void {
+    this.clearQuota();
+    this.status.providerID = id;
+    this.status.instanceProvider = provider;
+    this.status.instanceGeneration = this.generation;
+    this.status.instanceSpecHash = hash;
+    this.status.healthy = false;
+    this.status.message = `created instance ${id}`;
+    this.event('Normal', 'Created', `created instance ${id} through provider ${provider}`);
+    this.condition(ConditionType.Provisioned, 'False', 'Created', `created instance ${id}`);
+  }
+
+  async createRequest(spec: ProxySpec): Promise<CreateRequest> {
     const { metadata } = this.proxy;
     let cloudInit: string | undefined = spec.cloudInit?.inline;
     const ref = spec.cloudInit?.secretRef;
@@ -413,22 +492,7 @@ class Pass {
       owner: { apiVersion: API_VERSION, kind: PROXY.kind, name: metadata.name, uid: metadata.uid ?? '' },
       ...(cloudInit !== undefined ? { cloudInit } : {}),
     };
-    if (this.status.phase !== 'Provisioning') this.status.phase = 'Provisioning';
-    let id: string;
-    try {
-      id = await this.call(handle, 'create', (o) => handle.provider.create(req, o));
-    } catch (err) {
-      this.providerFailure(err, `create ${req.name}`, handle);
-    }
-    this.clearQuota();
-    this.status.providerID = id;
-    this.status.instanceProvider = handle.name;
-    this.status.instanceGeneration = this.generation;
-    this.status.instanceSpecHash = hash;
-    this.status.healthy = false;
-    this.status.message = `created instance ${id}`;
-    this.event('Normal', 'Created', `created instance ${id} through provider ${handle.name}`);
-    this.condition(ConditionType.Provisioned, 'False', 'Created', `created instance ${id}`);
+    return req;
   }
 
   // ---------------------------------------------------------------- probe
@@ -525,6 +589,20 @@ class Pass {
       return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
     }
     this.status.phase = 'Deleting';
+    const ops = this.ctx.createOps;
+    const op = ops?.peek();
+    if (ops && op && (op.state === 'queued' || op.state === 'running')) {
+      // The create's result decides what there is to delete: stop it and wait for it to settle.
+      ops.cancel('the Proxy is being deleted');
+      this.status.message = 'stopping the create in flight before deleting';
+      return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'blocked' };
+    }
+    const made = ops?.take();
+    if (!id && made?.state === 'succeeded' && made.id) {
+      this.status.providerID = made.id;
+      this.status.instanceProvider = made.provider;
+      return this.deleting();
+    }
     if (!id) return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
     const providerName = this.status.instanceProvider ?? this.proxy.spec.provider ?? '';
     const handle = this.ctx.provider(providerName);

@@ -1,5 +1,6 @@
 import type { CallOptions, Provider } from '@egress-proxies/contract';
 import type { ProxyObject, ProxyStatus } from '../api/proxy.js';
+import type { CreateOperationSlot } from '../operations/create-operations.js';
 import type { BackoffTier } from '../queue/rate-limiter.js';
 
 /** A configured provider as the reconciler sees it. */
@@ -108,4 +109,9 @@ export interface ReconcileContext {
   /** How soon a blocked delete or a missing provider is looked at again; 60 s when absent. */
   blockedRetryMs?: number;
   signal?: AbortSignal;
+  /**
+   * Where this key's creates run outside the pass (to the provider's own budget, bounded per
+   * provider); without it a create runs inside the pass under `signal`.
+   */
+  createOps?: CreateOperationSlot;
 }

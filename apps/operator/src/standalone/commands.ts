@@ -150,6 +150,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
       providersPath: flags.providers,
       stateDir,
       workers: flags.workers,
+      createConcurrency: flags.createConcurrency,
       gcIntervalMs: flags.gcIntervalMs,
       gcGraceMs: flags.gcGraceMs,
       healthIntervalMs: flags.healthIntervalMs,

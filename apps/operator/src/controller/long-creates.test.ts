@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { newProxy, referenceHandle, withOverrides } from '../reconcile/test-fixture.js';
+import type { ProbeFn, ProviderHandle } from '../reconcile/types.js';
+import { MemoryProxyStore } from '../store/memory-proxy-store.js';
+import { ProxyController } from './proxy-controller.js';
+
+const ok: ProbeFn = async () => ({ ok: true, latencyMs: 1 });
+
+async function until(what: string, fn: () => boolean, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** A provider whose creates wait for the test to let them finish, counting how many run at once. */
+function slowCreates(name: string) {
+  const { handle, backend } = referenceHandle(name);
+  const ctl = { running: 0, peak: 0, calls: 0, aborted: 0, release: [] as Array<() => void> };
+  const h = withOverrides(handle, {
+    create: async (inner, req, o) => {
+      ctl.calls++;
+      ctl.running++;
+      ctl.peak = Math.max(ctl.peak, ctl.running);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          ctl.release.push(resolve);
+          o?.signal?.addEventListener('abort', () => {
+            ctl.aborted++;
+            reject(o.signal?.reason);
+          });
+        });
+        return await inner(req, o);
+      } finally {
+        ctl.running--;
+      }
+    },
+  });
+  const releaseAll = () => {
+    for (const r of ctl.release.splice(0)) r();
+  };
+  return { handle: h, backend, ctl, releaseAll };
+}
+
+function controller(
+  handles: ProviderHandle[],
+  extra: Partial<ConstructorParameters<typeof ProxyController>[0]>,
+) {
+  const store = new MemoryProxyStore();
+  const byName = new Map(handles.map((h) => [h.name, h]));
+  const c = new ProxyController({
+    store,
+    providers: { get: (n) => byName.get(n), names: () => [...byName.keys()] },
+    installation: 'install-A',
+    probe: ok,
+    pollIntervalMs: 5,
+    rateLimiter: {
+      jitter: 0,
+      tiers: { transient: { baseMs: 5, maxMs: 50 }, quota: { baseMs: 10, maxMs: 50 } },
+    },
+    ...extra,
+  });
+  return { store, c };
+}
+
+const phase = (store: MemoryProxyStore, name: string) => store.get(`ns1/${name}`)?.status?.phase;
+
+describe('ProxyController: long blocking creates', () => {
+  it('lets a create outlive the pass deadline: one call, never aborted', async () => {
+    const slow = slowCreates('ref');
+    const { store, c } = controller([slow.handle], { workers: 1, reconcileTimeoutMs: 50 });
+    store.put(newProxy({}, 'big-image'));
+    c.start();
+    await until('create started', () => slow.ctl.calls === 1);
+    // Well past the pass deadline, the create is still the first one and still running.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(slow.ctl.aborted).toBe(0);
+    expect(store.get('ns1/big-image')?.status?.message).toMatch(
+      /^creating proxy-\w+ through provider ref since /,
+    );
+    slow.releaseAll();
+    await until('Ready', () => phase(store, 'big-image') === 'Ready');
+    expect(slow.ctl.calls).toBe(1);
+    await c.stop();
+  });
+
+  it('holds no worker while a create runs: other Proxies reach Ready meanwhile', async () => {
+    const slow = slowCreates('slow');
+    const fast = referenceHandle('fast');
+    const { store, c } = controller([slow.handle, fast.handle], { workers: 1 });
+    store.put(newProxy({ provider: 'slow' }, 'a'));
+    c.start();
+    await until('slow create started', () => slow.ctl.calls === 1);
+    for (let i = 0; i < 3; i++) store.put(newProxy({ provider: 'fast' }, `f${i}`));
+    await until('fast ones Ready', () => [0, 1, 2].every((i) => phase(store, `f${i}`) === 'Ready'));
+    expect(phase(store, 'a')).toBe('Provisioning');
+    slow.releaseAll();
+    await until('slow one Ready', () => phase(store, 'a') === 'Ready');
+    await c.stop();
+  });
+
+  it('runs at most the configured number of creates of one provider at once and says who waits', async () => {
+    const slow = slowCreates('ref');
+    const { store, c } = controller([slow.handle], { workers: 4, createConcurrency: 2 });
+    for (let i = 0; i < 6; i++) store.put(newProxy({}, `p${i}`));
+    c.start();
+    await until('two running, four queued', () => slow.ctl.running === 2 && c.creates.inFlight('ref') === 6);
+    await until(
+      'queued ones say so',
+      () =>
+        store
+          .list()
+          .filter((p) => /is queued behind \d+ other creates of provider ref/.test(p.status?.message ?? ''))
+          .length === 4,
+    );
+    const queued = store.list().find((p) => p.status?.conditions?.some((x) => x.reason === 'CreateQueued'));
+    expect(queued).toBeDefined();
+    while (store.list().some((p) => p.status?.phase !== 'Ready')) {
+      slow.releaseAll();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(slow.ctl.peak).toBe(2);
+    expect(slow.ctl.calls).toBe(6);
+    expect(slow.backend.domains()).toHaveLength(6);
+    await c.stop();
+  });
+
+  it('stops a create in flight when its Proxy is deleted and leaves nothing behind', async () => {
+    const slow = slowCreates('ref');
+    const { store, c } = controller([slow.handle], { workers: 2 });
+    store.put(newProxy({}, 'gone'));
+    c.start();
+    await until('create started', () => slow.ctl.calls === 1);
+    store.delete('ns1/gone');
+    await until('Proxy gone', () => store.get('ns1/gone') === undefined);
+    expect(slow.ctl.aborted).toBe(1);
+    expect(slow.backend.domains()).toHaveLength(0);
+    await c.stop();
+  });
+});

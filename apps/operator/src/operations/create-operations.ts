@@ -1,0 +1,187 @@
+import { setMaxListeners } from 'node:events';
+import { ConcurrencyLimit } from './concurrency-limit.js';
+
+export type CreateOperationState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** What a reconcile pass sees of a create running outside it. */
+export interface CreateOperationView {
+  readonly provider: string;
+  /** What the create was started for (uid and spec hash): a result for another spec is not used as-is. */
+  readonly token: string;
+  /** The spec hash the instance is created from. */
+  readonly hash: string;
+  readonly state: CreateOperationState;
+  /** When it was started (queued), epoch ms. */
+  readonly queuedAt: number;
+  /** When it took a slot of its provider's limit, epoch ms. */
+  readonly runningSince?: number;
+  /** How many creates of the same provider were ahead of it when it was queued. */
+  readonly aheadAtQueue: number;
+  readonly id?: string;
+  readonly error?: unknown;
+  readonly cancelled: boolean;
+}
+
+export interface CreateOperationsOptions {
+  /** Concurrent creates per provider entry; 8 when absent. */
+  limit?: number | ((provider: string) => number);
+  /** Called when an operation starts running and when it settles, so the key is reconciled again. */
+  notify?: (key: string) => void;
+  now?: () => number;
+}
+
+interface Entry {
+  view: CreateOperationView;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Blocking creates, tracked per Proxy key and run outside reconcile passes: a create runs to the
+ * provider's own budget (no pass deadline cuts it), holds no worker while it runs, and at most
+ * `limit` creates of one provider run at once. A pass starts one, reads its state into the
+ * Proxy's status, and takes its result once it settled.
+ */
+export class CreateOperations {
+  readonly #entries = new Map<string, Entry>();
+  readonly #limits = new Map<string, ConcurrencyLimit>();
+  readonly #stopped = new AbortController();
+
+  constructor(private readonly opts: CreateOperationsOptions = {}) {}
+
+  #limit(provider: string): ConcurrencyLimit {
+    let l = this.#limits.get(provider);
+    if (!l) {
+      const n = typeof this.opts.limit === 'function' ? this.opts.limit(provider) : (this.opts.limit ?? 8);
+      l = new ConcurrencyLimit(n);
+      this.#limits.set(provider, l);
+    }
+    return l;
+  }
+
+  #now(): number {
+    return this.opts.now ? this.opts.now() : Date.now();
+  }
+
+  /** The operation of `key`, settled or not. */
+  peek(key: string): CreateOperationView | undefined {
+    return this.#entries.get(key)?.view;
+  }
+
+  /** Removes and returns a settled operation of `key`; undefined while it still runs. */
+  take(key: string): CreateOperationView | undefined {
+    const e = this.#entries.get(key);
+    if (!e || (e.view.state !== 'succeeded' && e.view.state !== 'failed')) return undefined;
+    this.#entries.delete(key);
+    return e.view;
+  }
+
+  /**
+   * Starts the create of `key` (a running one is returned unchanged). `run` gets the
+   * operation's signal: aborted by `cancel` or `stop`, never by a pass deadline.
+   */
+  start(
+    key: string,
+    meta: { provider: string; token: string; hash: string },
+    run: (signal: AbortSignal) => Promise<string>,
+  ): CreateOperationView {
+    const existing = this.#entries.get(key);
+    if (existing) return existing.view;
+    const limit = this.#limit(meta.provider);
+    const abort = new AbortController();
+    const signal = AbortSignal.any([abort.signal, this.#stopped.signal]);
+    // The provider may run many steps at once under this one signal.
+    setMaxListeners(64, signal);
+    const entry: Entry = {
+      view: {
+        ...meta,
+        state: 'queued',
+        queuedAt: this.#now(),
+        aheadAtQueue: limit.held < limit.limit ? 0 : limit.waiting,
+        cancelled: false,
+      },
+      abort,
+      done: Promise.resolve(),
+    };
+    this.#entries.set(key, entry);
+    const update = (patch: Partial<CreateOperationView>) => {
+      entry.view = { ...entry.view, ...patch };
+    };
+    entry.done = (async () => {
+      try {
+        await limit.acquire(signal);
+        if (signal.aborted) {
+          limit.release();
+          signal.throwIfAborted();
+        }
+      } catch (error) {
+        update({ state: 'failed', error });
+        this.opts.notify?.(key);
+        return;
+      }
+      update({ state: 'running', runningSince: this.#now() });
+      this.opts.notify?.(key);
+      try {
+        update({ state: 'succeeded', id: await run(signal) });
+      } catch (error) {
+        update({ state: 'failed', error });
+      } finally {
+        limit.release();
+      }
+      this.opts.notify?.(key);
+    })();
+    return entry.view;
+  }
+
+  /** Aborts the create of `key` (it settles as failed, or succeeded if it finished first). */
+  cancel(key: string, reason: string): void {
+    const e = this.#entries.get(key);
+    if (!e || e.view.state === 'succeeded' || e.view.state === 'failed') return;
+    e.view = { ...e.view, cancelled: true };
+    e.abort.abort(new Error(reason));
+  }
+
+  /** The operations of one key, as a reconcile pass of that key uses them. */
+  slot(key: string): CreateOperationSlot {
+    return {
+      peek: () => this.peek(key),
+      take: () => this.take(key),
+      start: (meta, run) => this.start(key, meta, run),
+      cancel: (reason) => this.cancel(key, reason),
+    };
+  }
+
+  /** Creates running or queued for `provider` (all providers when absent). */
+  inFlight(provider?: string): number {
+    let n = 0;
+    for (const e of this.#entries.values()) {
+      if (
+        (provider === undefined || e.view.provider === provider) &&
+        (e.view.state === 'queued' || e.view.state === 'running')
+      )
+        n++;
+    }
+    return n;
+  }
+
+  /** Waits up to `graceMs` for creates in flight, then aborts the rest and waits for them to settle. */
+  async stop(graceMs: number): Promise<void> {
+    const all = () => Promise.all([...this.#entries.values()].map((e) => e.done));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([all(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+    this.#stopped.abort(new Error('operator stopping'));
+    await all();
+  }
+}
+
+/** `CreateOperations` bound to one key. */
+export interface CreateOperationSlot {
+  peek(): CreateOperationView | undefined;
+  take(): CreateOperationView | undefined;
+  start(
+    meta: { provider: string; token: string; hash: string },
+    run: (signal: AbortSignal) => Promise<string>,
+  ): CreateOperationView;
+  cancel(reason: string): void;
+}
