@@ -144,12 +144,24 @@ export const proxyStatusSchema = s
       .string()
       .optional()
       .describe('A digest of the spec fields the instance was made from; a change replaces the instance.'),
+    instanceCreatedTime: s
+      .dateTime()
+      .optional()
+      .describe('When the current instance was created: the start of its readiness window.'),
+    stoppedSince: s
+      .dateTime()
+      .optional()
+      .describe('When the instance was first seen Stopped; it is replaced once the grace period has passed.'),
     failure: s
       .object({
         generation: s.integer({ minimum: 0 }),
         providerConfig: s
           .string()
           .describe("The provider entry's fingerprint when it failed; empty when absent."),
+        nextRetryTime: s
+          .dateTime()
+          .optional()
+          .describe('When the latched failure is tried once more, in case it was fixed outside the spec.'),
       })
       .optional()
       .describe('A permanent failure latched until the generation or the provider entry changes.'),

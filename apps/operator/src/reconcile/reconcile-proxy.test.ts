@@ -152,13 +152,14 @@ describe('reconcileProxy: managed flow', () => {
     expect(backend.domains()).toHaveLength(1);
   });
 
-  it('replaces a stopped instance: delete, then create', async () => {
+  it('replaces a stopped instance past its grace period: delete, then create', async () => {
     const { handle, backend } = referenceHandle();
     const d = new Driver(newProxy(), [handle]);
     await d.until('Ready');
     backend.stopOutOfBand('alpha', instanceName('ns1', 'p1'));
     await d.step();
     expect(d.reasons()).toContain('InstanceStopped');
+    d.nowMs += 5 * 60_000;
     await d.until('Ready');
     expect(backend.domains().map((x) => x.state)).toEqual(['running']);
   });

@@ -13,6 +13,7 @@ import { ProxySpecError, validateProxySpec } from '../api/validate.js';
 import type { CreateOperationSlot } from '../operations/create-operations.js';
 import { ConditionType, getCondition, setCondition } from './conditions.js';
 import { instanceSpecHash } from './instance-hash.js';
+import { formatWindow, readinessWindowMs, STOPPED_GRACE_MS } from './readiness-window.js';
 import type {
   Outcome,
   ProviderHandle,
@@ -39,6 +40,8 @@ function canonicalJson(value: unknown): string {
       : v,
   );
 }
+
+const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** QuotaExceeded or Permanent: what a failed create answers, as opposed to a failed read. */
 function isCreateOutcome(err: unknown): boolean {
@@ -297,27 +300,28 @@ class Pass {
     }
     this.clearQuota();
 
-    if (inst.state === 'Provisioning') {
-      this.status.phase = 'Provisioning';
-      this.status.message = 'the instance is starting';
-      this.condition(ConditionType.Provisioned, 'False', 'Provisioning', 'the instance is starting');
-      return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs } as Requeue, outcome: 'ok' as Outcome };
+    if (inst.state === 'Stopped') {
+      const r = this.stopped(inst);
+      if (r) return r;
     }
-    if (inst.state === 'Stopped' || inst.state === 'Terminated') {
-      const message = `instance ${inst.id} is ${inst.state}; replacing it`;
-      this.event('Warning', 'InstanceStopped', message);
-      // Forces the replacement path on the next pass: delete, wait until gone, create.
-      this.status.instanceSpecHash = '';
+    if (inst.state === 'Terminated')
+      return this.replaceInstance('InstanceTerminated', `instance ${inst.id} is Terminated; replacing it`);
+    delete this.status.stoppedSince;
+    if (inst.state === 'Provisioning' || !inst.ip) {
+      const waiting =
+        inst.state === 'Provisioning'
+          ? 'the instance is starting'
+          : 'the instance runs but has no address yet';
+      const overdue = this.readinessOverdue(handle, inst, waiting);
+      if (overdue) return overdue;
       this.status.phase = 'Provisioning';
-      this.status.message = message;
-      this.status.healthy = false;
-      this.condition(ConditionType.Provisioned, 'False', `Instance${inst.state}`, message);
-      return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
-    }
-    if (!inst.ip) {
-      this.status.phase = 'Provisioning';
-      this.status.message = 'the instance runs but has no address yet';
-      this.condition(ConditionType.Provisioned, 'False', 'WaitingForAddress', this.status.message);
+      this.status.message = waiting;
+      this.condition(
+        ConditionType.Provisioned,
+        'False',
+        inst.state === 'Provisioning' ? 'Provisioning' : 'WaitingForAddress',
+        waiting,
+      );
       return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs } as Requeue, outcome: 'ok' as Outcome };
     }
     if (this.status.ip !== inst.ip) {
@@ -339,7 +343,74 @@ class Pass {
     return this.probeStep(spec, inst.ip, inst.port ?? spec.port);
   }
 
+  /** Marks the instance for replacement (delete, wait until gone, create) on the next pass. */
+  replaceInstance(reason: string, message: string) {
+    this.event('Warning', reason, message);
+    this.status.instanceSpecHash = '';
+    this.status.phase = 'Provisioning';
+    this.status.message = message;
+    this.status.healthy = false;
+    this.condition(ConditionType.Provisioned, 'False', reason, message);
+    return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
+  }
+
+  /** A Stopped instance may come back by itself: it is replaced only after the grace period. */
+  stopped(inst: Instance) {
+    const nowMs = this.now.getTime();
+    const since = this.status.stoppedSince ? Date.parse(this.status.stoppedSince) : Number.NaN;
+    const grace = this.ctx.stoppedGraceMs ?? STOPPED_GRACE_MS;
+    if (Number.isFinite(since) && nowMs - since >= grace) {
+      delete this.status.stoppedSince;
+      return this.replaceInstance(
+        'InstanceStopped',
+        `instance ${inst.id} has been Stopped for ${formatWindow(nowMs - since)} (grace ${formatWindow(grace)}); replacing it`,
+      );
+    }
+    const start = Number.isFinite(since) ? since : nowMs;
+    if (!Number.isFinite(since)) {
+      this.status.stoppedSince = rfc3339(this.now);
+      this.event(
+        'Warning',
+        'InstanceStopped',
+        `instance ${inst.id} is Stopped; replacing it unless it runs again within ${formatWindow(grace)}`,
+      );
+    }
+    const message = `instance ${inst.id} is Stopped since ${rfc3339(new Date(start))}; replaced if it does not run again within ${formatWindow(grace)}`;
+    this.status.phase = 'Provisioning';
+    this.status.message = message;
+    this.status.healthy = false;
+    this.condition(ConditionType.Provisioned, 'False', 'InstanceStopped', message);
+    const remaining = start + grace - nowMs;
+    return {
+      requeue: {
+        type: 'after',
+        ms: Math.max(0, Math.min(remaining, 10 * this.cfg.pollIntervalMs)),
+      } as Requeue,
+      outcome: 'ok' as Outcome,
+    };
+  }
+
+  /** Replaces an instance still not usable past its readiness window; undefined while within it. */
+  readinessOverdue(handle: ProviderHandle, inst: Instance, waiting: string) {
+    const nowMs = this.now.getTime();
+    // Our own record first (the operator's clock); the backend's time for an instance created
+    // before the field existed.
+    const recorded = Date.parse(this.status.instanceCreatedTime ?? '');
+    const created = Number.isFinite(recorded) ? recorded : (inst.createdAt?.getTime() ?? Number.NaN);
+    if (!Number.isFinite(created)) {
+      // No creation time known (an instance from before this field): its window starts now.
+      this.status.instanceCreatedTime = rfc3339(this.now);
+      return undefined;
+    }
+    const window = this.ctx.readinessWindowMs ?? readinessWindowMs(handle.provider.profile);
+    if (nowMs - created < window) return undefined;
+    const message = `instance ${inst.id} is not usable ${formatWindow(nowMs - created)} after its create (${waiting}); the readiness window of provider ${handle.name} is ${formatWindow(window)}, replacing it`;
+    return this.replaceInstance('ReadinessWindowExceeded', message);
+  }
+
   forgetInstance(): void {
+    delete this.status.instanceCreatedTime;
+    delete this.status.stoppedSince;
     delete this.status.providerID;
     delete this.status.instanceProvider;
     delete this.status.instanceGeneration;
@@ -461,6 +532,7 @@ class Pass {
     this.status.instanceProvider = provider;
     this.status.instanceGeneration = this.generation;
     this.status.instanceSpecHash = hash;
+    this.status.instanceCreatedTime = rfc3339(this.now);
     this.status.healthy = false;
     this.status.message = `created instance ${id}`;
     this.event('Normal', 'Created', `created instance ${id} through provider ${provider}`);

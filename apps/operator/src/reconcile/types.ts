@@ -109,6 +109,10 @@ export interface ReconcileContext {
   /** How soon a blocked delete or a missing provider is looked at again; 60 s when absent. */
   blockedRetryMs?: number;
   signal?: AbortSignal;
+  /** How long an instance may stay unusable after create; from the provider profile's readiness when absent. */
+  readinessWindowMs?: number;
+  /** How long a Stopped instance may come back by itself; 5 min when absent. */
+  stoppedGraceMs?: number;
   /**
    * Where this key's creates run outside the pass (to the provider's own budget, bounded per
    * provider); without it a create runs inside the pass under `signal`.
