@@ -29,7 +29,9 @@ export async function checkPoolSpace(
 ): Promise<void> {
   const info = await b.storagePoolGetInfo(pool, op.call);
   if (info.state !== 2 /* RUNNING */) {
-    throw permanentError(`storage pool ${pool.name} is not running (state ${info.state})`, {
+    // Fixed on the host (pool-start, autostart), not in the Proxy's spec: Transient, as a missing
+    // pool is inside create, so the Proxy keeps retrying instead of latching Failed.
+    throw transientError(`storage pool ${pool.name} is not running (state ${info.state})`, {
       code: KvmErrorCode.PoolNotActive,
       details: { pool: pool.name, state: info.state },
     });

@@ -299,6 +299,16 @@ describe('image cache', () => {
     expect(Number(err?.details.needed)).toBeGreaterThan(2 * 1024 ** 3);
     expect(fake.host('alpha').pools.get('default')!.volumes.size).toBe(0);
   });
+
+  it('an inactive pool inside create is Transient like a missing one: both are fixed on the host', async () => {
+    const { fake, provider } = setup();
+    fake.host('alpha').condition = 'pool-inactive';
+    const inactive = await rejection(provider.create(request()));
+    expect([inactive?.kind, inactive?.code]).toEqual([ErrorKind.Transient, 'POOL_NOT_ACTIVE']);
+    fake.host('alpha').condition = 'pool-missing';
+    const missing = await rejection(provider.create(request()));
+    expect([missing?.kind, missing?.code]).toEqual([ErrorKind.Transient, 'POOL_NOT_FOUND']);
+  });
 });
 
 describe('two types on one host', () => {
