@@ -158,6 +158,12 @@ export const proxyStatusSchema = s
         providerConfig: s
           .string()
           .describe("The provider entry's fingerprint when it failed; empty when absent."),
+        credentials: s
+          .string()
+          .optional()
+          .describe(
+            "A digest of the provider's credential files when it failed; a change releases the latch.",
+          ),
         nextRetryTime: s
           .dateTime()
           .optional()

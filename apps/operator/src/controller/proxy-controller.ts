@@ -19,7 +19,9 @@ import type {
 import { describeKubeError } from '../store/kube-errors.js';
 import { type ProxyKey, type ProxyStore, proxyKey } from '../store/proxy-store.js';
 import { operatorTracer } from '../tracing/tracer.js';
+import { CredentialWatch } from './credential-watch.js';
 import { type OpLogger, silentOpLogger } from './op-logger.js';
+import { Periodic } from './periodic.js';
 import { instrumentedCall } from './provider-call.js';
 
 /** What the controller needs to know about providers. */
@@ -51,6 +53,10 @@ export interface ProxyControllerOptions {
    * outside it, as tracked operations, to the provider's own budget.
    */
   reconcileTimeoutMs?: number;
+  /** How often the providers' credential files are read again (a change releases latches); 30 s when absent. */
+  credentialPollMs?: number;
+  /** How soon a latched Permanent failure is tried once more; 30 min when absent. */
+  latchRetryMs?: number;
   /** Creates of one provider entry that run at once (a number for all, or per entry); 8 when absent. */
   createConcurrency?: number | ((provider: string) => number);
   /** Wraps the provider calls of a reconcile of `key` (standalone mode shows their progress). */
@@ -66,6 +72,8 @@ export class ProxyController {
   /** Creates running outside reconcile passes, bounded per provider. */
   readonly creates: CreateOperations;
   readonly #log: OpLogger;
+  readonly #credentials: CredentialWatch;
+  readonly #credentialPoll: Periodic;
   readonly #workers: Promise<void>[] = [];
   #unsubscribe?: () => void;
   #abort = new AbortController();
@@ -86,6 +94,14 @@ export class ProxyController {
       ...(opts.createConcurrency !== undefined ? { limit: opts.createConcurrency } : {}),
       ...(opts.clock ? { now: () => opts.clock!.now() } : {}),
     });
+    this.#credentials = new CredentialWatch(opts.providers, (names) => {
+      this.#log.info({ providers: names }, 'credential files changed; retrying their latched Proxies');
+      this.enqueueProviders(names);
+    });
+    this.#credentialPoll = new Periodic(
+      async () => void (await this.#credentials.poll(this.#abort.signal)),
+      opts.credentialPollMs ?? 30_000,
+    );
   }
 
   /** Subscribes to the store (already started), queues every Proxy and starts the workers. */
@@ -94,12 +110,14 @@ export class ProxyController {
     for (const p of this.opts.store.list()) this.queue.add(proxyKey(p));
     const n = this.opts.workers ?? 4;
     for (let i = 0; i < n; i++) this.#workers.push(this.#work());
+    this.#credentialPoll.start();
   }
 
   /** Stops taking keys and waits for reconciles in flight (aborting them after `graceMs`). */
   async stop(graceMs = 10_000): Promise<void> {
     this.#unsubscribe?.();
     this.queue.shutDown();
+    await this.#credentialPoll.stop();
     const t = setTimeout(() => this.#abort.abort(new Error('operator stopping')), graceMs);
     await Promise.all(this.#workers);
     clearTimeout(t);
@@ -231,6 +249,8 @@ export class ProxyController {
       ...(opts.blockedRetryMs !== undefined ? { blockedRetryMs: opts.blockedRetryMs } : {}),
       signal,
       createOps: this.creates.slot(key),
+      credentialDigest: (h) => this.#credentials.digest(h, signal),
+      ...(opts.latchRetryMs !== undefined ? { latchRetryMs: opts.latchRetryMs } : {}),
     };
   }
 

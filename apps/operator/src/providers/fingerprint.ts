@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -18,4 +19,44 @@ function canonical(value: unknown): unknown {
 export function entryFingerprint(entry: { name: string; type: string; config: unknown }): string {
   const text = JSON.stringify(canonical({ name: entry.name, type: entry.type, config: entry.config }));
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/**
+ * The files a provider entry reads its credentials from: every string under a key ending in
+ * `File` (sshKeyFile, knownHostsFile, tokenFile, caFile), and `kubeconfig`. A Permanent failure
+ * latched on the entry is released when one of them changes (a rotated Secret mounted there).
+ */
+export function credentialFiles(entry: { config: unknown }): string[] {
+  const out = new Set<string>();
+  const walk = (v: unknown, key: string) => {
+    if (typeof v === 'string') {
+      if (/File$/.test(key) || key === 'kubeconfig') out.add(v);
+    } else if (Array.isArray(v)) {
+      for (const x of v) walk(x, key);
+    } else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) walk(x, k);
+    }
+  };
+  walk(entry.config, '');
+  return [...out].sort();
+}
+
+/**
+ * A one-way digest of the credential files' contents ('' without files); a missing or unreadable
+ * file counts as its own state, so removing and restoring a file are changes too.
+ */
+export async function credentialDigest(files: readonly string[], signal?: AbortSignal): Promise<string> {
+  if (files.length === 0) return '';
+  const h = createHash('sha256');
+  for (const f of files) {
+    h.update(f).update('\0');
+    try {
+      h.update(await readFile(f, signal ? { signal } : {}));
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      h.update(`unreadable:${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    h.update('\0');
+  }
+  return h.digest('hex').slice(0, 16);
 }

@@ -1,6 +1,6 @@
 import type { Checker, Logger, ProviderEntry, ProviderRegistry } from '@egress-proxies/contract';
 import type { ProviderHandle } from '../reconcile/types.js';
-import { entryFingerprint } from './fingerprint.js';
+import { credentialFiles, entryFingerprint } from './fingerprint.js';
 
 /** A configured provider with its Checker, when it has one. */
 export interface ProviderSlot extends ProviderHandle {
@@ -77,6 +77,7 @@ export class ProviderSet {
           type: entry.type,
           provider: b.provider,
           fingerprint,
+          credentialFiles: credentialFiles(entry),
           ...(b.checker ? { checker: b.checker } : {}),
         };
         built.push(slot);

@@ -276,13 +276,14 @@ describe('reconcileProxy: error classes', () => {
     const st = d.proxy.status!;
     expect(st.phase).toBe('Failed');
     expect(st.message).toContain('unknown machine type "huge"');
-    expect(d.last?.requeue).toEqual({ type: 'none' });
+    expect(st.message).toMatch(/; next attempt at 2026-01-01T00:30:00Z$/);
+    expect(d.last?.requeue).toEqual({ type: 'after', ms: 30 * 60_000 });
     expect(d.last?.outcome).toBe('permanent');
     backend.clearCalls();
     const latched = await d.step();
     expect(latched.outcome).toBe('latched');
     expect(latched.status).toBeUndefined();
-    expect(latched.requeue).toEqual({ type: 'none' });
+    expect(latched.requeue).toEqual({ type: 'after', ms: 30 * 60_000 });
     expect(d.events.filter((e) => e.reason === 'Failed')).toHaveLength(1);
     d.changeSpec({ placement: { zone: 'alpha', machineType: 'small', image: 'debian-12' } });
     await d.until('Ready');

@@ -28,6 +28,7 @@ const DEFAULTS = {
   failedProbeRetryMs: 10_000,
   resyncMs: 300_000,
   blockedRetryMs: 60_000,
+  latchRetryMs: 30 * 60_000,
 };
 
 /** JSON with object keys sorted: the API server returns status keys in its own order. */
@@ -75,6 +76,8 @@ class Pass {
   endpoint?: { host: string; port: number };
   readonly generation: number;
   readonly cfg: typeof DEFAULTS;
+  /** The digest of the provider's credential files, when the context reads them. */
+  credentials?: string;
 
   constructor(
     readonly proxy: ProxyObject,
@@ -87,6 +90,7 @@ class Pass {
       failedProbeRetryMs: ctx.failedProbeRetryMs ?? DEFAULTS.failedProbeRetryMs,
       resyncMs: ctx.resyncMs ?? DEFAULTS.resyncMs,
       blockedRetryMs: ctx.blockedRetryMs ?? DEFAULTS.blockedRetryMs,
+      latchRetryMs: ctx.latchRetryMs ?? DEFAULTS.latchRetryMs,
     };
   }
 
@@ -199,10 +203,20 @@ class Pass {
     this.status.message = message;
     if (kind === ErrorKind.Permanent) {
       if (this.status.phase !== 'Failed') this.event('Warning', 'Failed', message);
+      const retryMs = this.cfg.latchRetryMs;
+      const next = rfc3339(new Date(this.now.getTime() + retryMs));
       this.status.phase = 'Failed';
-      this.status.failure = { generation: this.generation, providerConfig: handle?.fingerprint ?? '' };
+      this.status.message = `${message}; next attempt at ${next}`;
+      this.status.failure = {
+        generation: this.generation,
+        providerConfig: handle?.fingerprint ?? '',
+        ...(this.credentials !== undefined ? { credentials: this.credentials } : {}),
+        nextRetryTime: next,
+      };
       this.condition(ConditionType.Provisioned, 'False', 'PermanentError', message);
-      throw new Stop({ type: 'none' }, 'permanent');
+      // Latched: retried when the spec, the provider entry or its credential files change, and
+      // on this long interval so a fix made on the backend itself is picked up too.
+      throw new Stop({ type: 'after', ms: retryMs }, 'permanent');
     }
     if (kind === ErrorKind.QuotaExceeded) {
       if (getCondition(this.status.conditions, ConditionType.QuotaExceeded)?.status !== 'True') {
@@ -237,15 +251,22 @@ class Pass {
     const providerName = spec.provider!;
     const handle = this.ctx.provider(providerName);
     const fingerprint = handle?.fingerprint ?? '';
+    if (handle && this.ctx.credentialDigest) this.credentials = await this.ctx.credentialDigest(handle);
     const f = this.status.failure;
     if (
       this.status.phase === 'Failed' &&
       f &&
       f.generation === this.generation &&
-      f.providerConfig === fingerprint
+      f.providerConfig === fingerprint &&
+      (f.credentials ?? '') === (this.credentials ?? f.credentials ?? '')
     ) {
-      // Latched: retrying cannot help until the spec or the provider's config entry changes.
-      return { requeue: { type: 'none' } as Requeue, outcome: 'latched' as Outcome };
+      // Latched until the spec, the provider's entry or its credential files change, or the
+      // next attempt is due.
+      const next = Date.parse(f.nextRetryTime ?? '');
+      if (!Number.isFinite(next))
+        return { requeue: { type: 'none' } as Requeue, outcome: 'latched' as Outcome };
+      const wait = next - this.now.getTime();
+      if (wait > 0) return { requeue: { type: 'after', ms: wait } as Requeue, outcome: 'latched' as Outcome };
     }
     if (f || this.status.phase === 'Failed') {
       delete this.status.failure;

@@ -14,6 +14,8 @@ export interface ProviderHandle {
    * is released when the entry changes.
    */
   fingerprint: string;
+  /** The files the entry reads credentials from; a change releases a latched failure too. */
+  credentialFiles?: readonly string[];
 }
 
 /** What one reconcile asks the controller to do next with the key. */
@@ -111,6 +113,10 @@ export interface ReconcileContext {
   signal?: AbortSignal;
   /** How long an instance may stay unusable after create; from the provider profile's readiness when absent. */
   readinessWindowMs?: number;
+  /** A digest of the handle's credential files ('' without any); a change releases a latch. */
+  credentialDigest?(handle: ProviderHandle): Promise<string>;
+  /** How soon a latched Permanent failure is tried once more (a host-side fix); 30 min when absent. */
+  latchRetryMs?: number;
   /** How long a Stopped instance may come back by itself; 5 min when absent. */
   stoppedGraceMs?: number;
   /**
