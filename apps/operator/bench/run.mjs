@@ -4,6 +4,12 @@
 //              straight to the provider, one at a time.
 //   gc:        one orphan GC pass over 10,000 listed instances (100 orphans), against the
 //              baseline of the provider's listByTag alone.
+//   scale:     10,000 Proxies to Ready the same way, against 1,000 (the cost should grow linearly:
+//              a per-Proxy ratio near 1).
+//   slow:      1,000 Proxies whose creates each take 30 s, with 16 workers and a create
+//              concurrency of 250: the time to all Ready is bounded by the concurrency limit
+//              (ceil(1000/250) x 30 s = 120 s), against the bound the old worker-held creates had
+//              (ceil(1000/16) x 30 s = 1,890 s), computed, not run.
 // Each scenario runs in its own process so its peak RSS is its own. Writes bench/results.md.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -37,23 +43,47 @@ const proxy = (i) => ({
   },
 });
 
+export const SLOW_CREATE_MS = 30_000;
+export const SLOW_LIMIT = 250;
+
 async function runScenario(name, n) {
   const { op, contract, provider, handle, backend, ref } = await load();
   const t0 = performance.now();
-  if (name === 'reconcile') {
+  if (name === 'reconcile' || name === 'slow') {
     const store = new op.MemoryProxyStore();
     for (let i = 0; i < n; i++) store.put(proxy(i));
+    // A slow provider: every create waits 30 s before the backend call, as a first image
+    // download or a clone would.
+    const slow =
+      name === 'slow'
+        ? {
+            ...handle,
+            provider: Object.assign(Object.create(provider), {
+              create: async (req, o) => {
+                await contract.sleep(SLOW_CREATE_MS, o?.signal);
+                return provider.create(req, o);
+              },
+            }),
+          }
+        : handle;
     const c = new op.ProxyController({
       store,
-      providers: { get: () => handle, names: () => ['ref'] },
+      providers: { get: () => slow, names: () => ['ref'] },
       installation: 'bench',
       probe: async () => ({ ok: true, latencyMs: 0 }),
       workers: 16,
       pollIntervalMs: 5,
+      ...(name === 'slow' ? { createConcurrency: SLOW_LIMIT } : {}),
     });
     c.start();
-    while (!store.list().every((p) => p.status?.phase === 'Ready'))
-      await new Promise((r) => setTimeout(r, 10));
+    // Counted from the phase changes, not by listing every Proxy each tick (that would be the
+    // benchmark's own quadratic cost at 10,000).
+    const ready = new Set();
+    const off = store.onChange((key) => {
+      if (store.get(key)?.status?.phase === 'Ready') ready.add(key);
+    });
+    while (ready.size < n) await new Promise((r) => setTimeout(r, 20));
+    off();
     await c.stop();
   } else if (name === 'direct') {
     for (let i = 0; i < n; i++) {
@@ -109,8 +139,11 @@ if (scenario) {
   };
   const rec = child('reconcile', 1000);
   const direct = child('direct', 1000);
+  const scale = child('reconcile', 10_000);
+  const slow = child('slow', 1000);
   const gc = child('gc', 10_000);
   const list = child('list', 10_000);
+  const oldBound = { ms: Math.ceil(1000 / 16) * SLOW_CREATE_MS, rssMB: 0 };
   const rows = [
     [
       '1,000 Proxies to Ready (controller, 16 workers)',
@@ -118,6 +151,20 @@ if (scenario) {
       'direct create+get, sequential',
       direct,
       '< 60 s, < 200 MB',
+    ],
+    [
+      '10,000 Proxies to Ready (controller, 16 workers)',
+      scale,
+      '1,000 of them x 10',
+      { ms: rec.ms * 10 },
+      'ratio near 1 (linear), < 2 GB',
+    ],
+    [
+      '1,000 Proxies, 30 s creates, create concurrency 250',
+      slow,
+      'worker-held creates: ceil(1000/16) x 30 s (computed)',
+      oldBound,
+      `near ceil(1000/${SLOW_LIMIT}) x 30 s = ${Math.ceil(1000 / SLOW_LIMIT) * 30} s`,
     ],
     ['GC pass over 10,000 instances (100 orphans)', gc, 'listByTag alone', list, '< 5 s'],
   ];

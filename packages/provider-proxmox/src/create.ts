@@ -13,6 +13,7 @@ import { formatDescription, parseDescription } from './marks.js';
 import { type ResolvedPlacement, resolvePlacement } from './placement.js';
 import { seedFileName } from './seed.js';
 import { waitRunning, waitTask, waitUnlocked } from './task.js';
+import { readUnlisted } from './unlisted.js';
 import { bootDisk, diskSizeGiB, hasCloudInitDrive, rewriteNet0 } from './vm-config.js';
 import { VMID_PROBES, vmidFor } from './vmid.js';
 
@@ -110,7 +111,18 @@ async function checkTemplate(
 ): Promise<Template> {
   const entry = resources.find((r) => r.vmid === p.template);
   const where = `template ${p.templateKey} (VMID ${p.template})`;
-  if (entry?.type !== 'qemu') throw permanentError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
+  if (!entry) {
+    // Left out of the listing may mean unreadable (no VM.Audit): FORBIDDEN then, naming it.
+    const direct = await readUnlisted(
+      ctx,
+      p.template,
+      [p.node, ...ctx.cfg.nodes.filter((n) => n !== p.node)],
+      where,
+    );
+    if (!direct) throw permanentError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
+    return checkTemplateConfig(ctx, where, p, { node: direct.node, cfg: direct.cfg });
+  }
+  if (entry.type !== 'qemu') throw permanentError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
   let cfg: VmConfig;
   try {
     cfg = await ctx.api.vmConfig(ctx.signal, entry.node, p.template);
@@ -124,6 +136,11 @@ async function checkTemplate(
     }
     throw err;
   }
+  return checkTemplateConfig(ctx, where, p, { node: entry.node, cfg });
+}
+
+function checkTemplateConfig(ctx: Ctx, where: string, p: ResolvedPlacement, t: Template): Template {
+  const { cfg } = t;
   if (Number(cfg.template) !== 1)
     throw permanentError(`${where} is a VM, not a template`, { code: 'TEMPLATE_INVALID' });
   if (hasCloudInitDrive(cfg)) {
@@ -144,7 +161,7 @@ async function checkTemplate(
       });
     }
   }
-  return { node: entry.node, cfg };
+  return t;
 }
 
 /**

@@ -1,17 +1,28 @@
 import { type Instance, InstanceState, notFoundError } from '@egress-proxies/contract';
+import type { VmConfig } from './backend.js';
 import type { Ctx } from './context.js';
 import { isAgentNotConfigured, isAgentNotRunning } from './errors.js';
 import { parseProviderId } from './id.js';
 import { parseDescription } from './marks.js';
 import { assertSettled, resolve } from './resolve.js';
 import { type AgentAnswer, firstIPv4, mapState, needsAgent } from './state.js';
+import { readUnlisted } from './unlisted.js';
 
 /** Get: resources, config, status and (only when QEMU runs) the agent; at most four requests. */
 export async function get(ctx: Ctx, id: string): Promise<Instance> {
   const { vmid, name } = parseProviderId(id);
-  const e = await resolve(ctx, vmid);
+  const listed = await resolve(ctx, vmid);
+  let e: { node: string } | undefined = listed;
+  let cfg: VmConfig | undefined;
+  if (!listed) {
+    // Unlisted is not absent: only a direct read that says "does not exist" is NotFound.
+    const direct = await readUnlisted(ctx, vmid, ctx.cfg.nodes, `VM ${vmid} (${name})`);
+    if (!direct) throw notFoundError(`VM ${vmid} (${name}) does not exist`);
+    e = { node: direct.node };
+    cfg = direct.cfg;
+  }
   if (!e) throw notFoundError(`VM ${vmid} (${name}) does not exist`);
-  const cfg = await ctx.api.vmConfig(ctx.signal, e.node, vmid);
+  cfg ??= await ctx.api.vmConfig(ctx.signal, e.node, vmid);
   assertSettled(e.node, vmid, cfg.lock);
   const mark = parseDescription(typeof cfg.description === 'string' ? cfg.description : undefined);
   if (cfg.name !== name || !mark.managed) throw notFoundError(`VM ${vmid} is not ${name} of ours`);

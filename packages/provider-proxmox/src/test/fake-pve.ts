@@ -41,7 +41,7 @@ export interface FakePveOptions {
   tls?: FakeTls;
 }
 
-const ALL_PRIVS = [
+export const ALL_PRIVS = [
   'VM.Audit',
   'VM.Clone',
   'VM.Allocate',
