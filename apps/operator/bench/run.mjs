@@ -58,10 +58,15 @@ async function runScenario(name, n) {
       name === 'slow'
         ? {
             ...handle,
-            provider: Object.assign(Object.create(provider), {
-              create: async (req, o) => {
-                await contract.sleep(SLOW_CREATE_MS, o?.signal);
-                return provider.create(req, o);
+            provider: new Proxy(provider, {
+              get(target, key) {
+                if (key === 'create')
+                  return async (req, o) => {
+                    await contract.sleep(SLOW_CREATE_MS, o?.signal);
+                    return target.create(req, o);
+                  };
+                const v = Reflect.get(target, key, target);
+                return typeof v === 'function' ? v.bind(target) : v;
               },
             }),
           }
