@@ -71,7 +71,7 @@ async function adoptByName(
  * name (probe past it), and refuses our name without the mark, with another UID, or hibernated.
  */
 async function inspect(ctx: Ctx, req: CreateRequest, node: string, vmid: number): Promise<Found | undefined> {
-  const cfg = await waitUnlocked(ctx, node, vmid);
+  const cfg = await waitUnlocked(ctx, node, vmid, { waitOnClone: false });
   if (cfg.name !== req.name) return undefined;
   const mark = parseDescription(typeof cfg.description === 'string' ? cfg.description : undefined);
   if (!mark.managed) {

@@ -54,7 +54,12 @@ export async function waitTask(ctx: Ctx, upid: string | null, budgetMs = ctx.bud
  * first time this provider saw it, then reported with the `qm unlock` advice instead of waiting
  * again; any other lock is waited on for `lockWaitMs`.
  */
-export async function waitUnlocked(ctx: Ctx, node: string, vmid: number): Promise<VmConfig> {
+export async function waitUnlocked(
+  ctx: Ctx,
+  node: string,
+  vmid: number,
+  o: { waitOnClone?: boolean } = {},
+): Promise<VmConfig> {
   const start = ctx.now();
   for (;;) {
     const cfg = await ctx.api.vmConfig(ctx.signal, node, vmid);
@@ -73,6 +78,14 @@ export async function waitUnlocked(ctx: Ctx, node: string, vmid: number): Promis
             `if no clone task is running for it, clear the lock with 'qm unlock ${vmid}' on node ${node}`,
           { code: 'CLONE_LOCK_STUCK', details: { vmid, node, lock } },
         );
+      }
+      if (o.waitOnClone === false) {
+        // Someone else's clone (an earlier attempt's): waiting here would hold the caller's
+        // per-name lock for minutes, and a delete of the same name would wait behind it.
+        throw transientError(`VM ${vmid} on node ${node} is being cloned (lock 'clone'); retry later`, {
+          code: ErrorCode.Busy,
+          details: { vmid, node, lock },
+        });
       }
     } else if (now - start >= ctx.budgets.lockWaitMs) {
       throw transientError(`VM ${vmid} on node ${node} is locked (${lock})`, {

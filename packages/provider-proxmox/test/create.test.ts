@@ -59,20 +59,44 @@ describe('create', () => {
     expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(0);
   });
 
-  it('a retried Create waits out the nameless locked placeholder of the clone in flight and adopts it', async () => {
+  it('a retried Create does not wait on the clone in flight: Transient BUSY at once, then it adopts', async () => {
     s.fake.holdTasks('qmclone');
     const r = req('placeholder');
     const first = s.provider().create(r);
     const vmid = vmidFor(r.uid, 0, RANGE);
     await until(() => s.fake.vms.get(vmid)?.config.lock === 'clone');
-    // A second provider (an operator restart) has no lock in common with the first.
-    const second = s.provider().create(r);
-    await new Promise((res) => setTimeout(res, 50));
-    expect(s.fake.vms.get(vmid)?.config.name).toBeUndefined();
+    // A second provider (an operator restart) has no lock in common with the first. Waiting on
+    // the clone would hold its per-name lock for minutes: it answers Transient instead.
+    const retried = s.provider();
+    const err = (await retried.create(r).catch((e) => e)) as ProviderError;
+    expect([err.kind, err.code]).toEqual(['Transient', 'BACKEND_BUSY']);
+    expect(err.message).toContain(`VM ${vmid} on node pve1 is being cloned`);
     s.fake.releaseTasks('qmclone');
-    const [a, b] = await Promise.all([first, second]);
-    expect(a).toBe(b);
+    const a = await first;
+    expect(await retried.create(r)).toBe(a);
     expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(1);
+  });
+
+  it('a delete is not kept waiting behind a retried Create of the same name on a clone lock', async () => {
+    s.fake.holdTasks('qmclone');
+    const r = req('behind');
+    void s
+      .provider()
+      .create(r)
+      .catch(() => {});
+    const vmid = vmidFor(r.uid, 0, RANGE);
+    await until(() => s.fake.vms.get(vmid)?.config.lock === 'clone');
+    const p = s.provider({}, { budgets: { pollMs: 5, cloneMs: 600_000 } });
+    const create = p.create(r).catch((e: unknown) => e as ProviderError);
+    // The delete of the same name takes the per-name lock after the create; it must get it
+    // without waiting for the clone (it answers about the locked VM itself).
+    const del = p.delete(`vms/${vmid}/${r.name}`).then(
+      () => 'deleted',
+      (e: ProviderError) => e.code,
+    );
+    expect(((await create) as ProviderError).code).toBe('BACKEND_BUSY');
+    expect(await del).toBeDefined();
+    s.fake.releaseTasks('qmclone');
   });
 
   it('a clone lock older than the clone budget is reported with the qm unlock advice', async () => {
@@ -80,6 +104,8 @@ describe('create', () => {
     const vmid = vmidFor(r.uid, 0, RANGE);
     s.fake.addVm(vmid, 'pve1', { description: ' qmclone temporary file', lock: 'clone' }).rrd = false;
     const p = s.provider({}, { budgets: { pollMs: 5, cloneMs: 80 } });
+    await expect(p.create(r)).rejects.toMatchObject({ code: 'BACKEND_BUSY' });
+    await new Promise((res) => setTimeout(res, 100));
     const err = (await p.create(r).catch((e) => e)) as ProviderError;
     expect([err.kind, err.code]).toEqual(['Transient', 'CLONE_LOCK_STUCK']);
     expect(err.message).toContain(`qm unlock ${vmid}`);
