@@ -128,11 +128,16 @@ describe('operator against a real API server', () => {
       'PHASE',
       'IP',
       'HEALTHY',
+      'READY',
       'EGRESS IP',
       'MESSAGE',
       'AGE',
     ]);
-    expect(wide[1]?.[6]).toBe('127.0.0.1');
+    expect(wide[1]?.[6]).toBe('True');
+    expect(wide[1]?.[7]).toBe('127.0.0.1');
+    // Scripts wait on the Ready condition, not on the phase text.
+    const waited = kubectl('wait', '--for=condition=Ready', 'px/px-flow', '-n', NS, '--timeout=60s');
+    expect(waited.flat().join(' ')).toContain('condition met');
     await waitFor(
       'ProviderHealth ref',
       async () =>
@@ -141,6 +146,12 @@ describe('operator against a real API server', () => {
     const ph = kubectl('get', 'ph', 'ref');
     expect(ph[0]).toEqual(['NAME', 'TYPE', 'READY', 'TARGETS', 'LAST CHECK']);
     expect(ph[1]?.slice(0, 4)).toEqual(['ref', 'local', 'true', '3/3']);
+    await waitFor('ProviderHealth ref has its Ready condition', async () => {
+      const r = await cp.request('GET', '/apis/egress-proxies.dev/v1alpha1/providerhealths/ref');
+      return JSON.stringify(r.body ?? '').includes('AllTargetsReady');
+    });
+    const phWait = kubectl('wait', '--for=condition=Ready', 'ph/ref', '--timeout=60s');
+    expect(phWait.flat().join(' ')).toContain('condition met');
   });
 
   it('deletes the instance and then removes the finalizer', async () => {
