@@ -1,64 +1,13 @@
-import {
-  type CreateRequest,
-  ErrorKind,
-  type Instance,
-  instanceName,
-  isNotFound,
-  ProviderError,
-} from '@egress-proxies/contract';
+import { ErrorKind, type Instance, isNotFound, ProviderError } from '@egress-proxies/contract';
 import { parseDuration } from '../api/duration.js';
-import { API_VERSION, FINALIZER, FORCE_DELETE_ANNOTATION, PROXY } from '../api/group.js';
-import type { ProxyObject, ProxySpec, ProxyStatus } from '../api/proxy.js';
+import { FINALIZER, FORCE_DELETE_ANNOTATION } from '../api/group.js';
+import type { ProxyObject, ProxySpec } from '../api/proxy.js';
 import { ProxySpecError, validateProxySpec } from '../api/validate.js';
-import type { CreateOperationSlot } from '../operations/create-operations.js';
-import { ConditionType, getCondition, setCondition } from './conditions.js';
+import { ConditionType, getCondition } from './conditions.js';
 import { instanceSpecHash } from './instance-hash.js';
-import { formatWindow, readinessWindowMs, STOPPED_GRACE_MS } from './readiness-window.js';
-import type {
-  Outcome,
-  ProviderHandle,
-  ProxyEvent,
-  ReconcileContext,
-  ReconcileResult,
-  Requeue,
-} from './types.js';
-
-const DEFAULTS = {
-  pollIntervalMs: 2_000,
-  failedProbeRetryMs: 10_000,
-  resyncMs: 300_000,
-  blockedRetryMs: 60_000,
-  latchRetryMs: 30 * 60_000,
-};
-
-/** JSON with object keys sorted: the API server returns status keys in its own order. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
-  );
-}
-
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
-
-/** QuotaExceeded or Permanent: what a failed create answers, as opposed to a failed read. */
-function isCreateOutcome(err: unknown): boolean {
-  return (
-    ProviderError.isInstance(err) &&
-    (err.kind === ErrorKind.QuotaExceeded || err.kind === ErrorKind.Permanent)
-  );
-}
-
-/** Stops the managed flow with a result (thrown inside, caught once at the top). */
-class Stop {
-  constructor(
-    readonly requeue: Requeue,
-    readonly outcome: Outcome,
-  ) {}
-}
+import { LifecyclePass } from './instance-lifecycle.js';
+import { isCreateOutcome, Stop } from './pass-base.js';
+import type { Outcome, ProviderHandle, ReconcileContext, ReconcileResult, Requeue } from './types.js';
 
 /**
  * One level-triggered pass over a Proxy: reads what the provider says, makes at most the calls
@@ -70,34 +19,7 @@ export async function reconcileProxy(proxy: ProxyObject, ctx: ReconcileContext):
   return new Pass(proxy, ctx).run();
 }
 
-class Pass {
-  readonly events: ProxyEvent[] = [];
-  status: ProxyStatus;
-  endpoint?: { host: string; port: number };
-  readonly generation: number;
-  readonly cfg: typeof DEFAULTS;
-  /** The digest of the provider's credential files, when the context reads them. */
-  credentials?: string;
-
-  constructor(
-    readonly proxy: ProxyObject,
-    readonly ctx: ReconcileContext,
-  ) {
-    this.status = structuredClone(proxy.status ?? {});
-    this.generation = proxy.metadata.generation ?? 0;
-    this.cfg = {
-      pollIntervalMs: ctx.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
-      failedProbeRetryMs: ctx.failedProbeRetryMs ?? DEFAULTS.failedProbeRetryMs,
-      resyncMs: ctx.resyncMs ?? DEFAULTS.resyncMs,
-      blockedRetryMs: ctx.blockedRetryMs ?? DEFAULTS.blockedRetryMs,
-      latchRetryMs: ctx.latchRetryMs ?? DEFAULTS.latchRetryMs,
-    };
-  }
-
-  get now(): Date {
-    return this.ctx.now();
-  }
-
+class Pass extends LifecyclePass {
   async run(): Promise<ReconcileResult> {
     const finalizers = this.proxy.metadata.finalizers ?? [];
     const hasFinalizer = finalizers.includes(FINALIZER);
@@ -121,128 +43,6 @@ class Pass {
       return { ...this.finish({ requeue: { type: 'after', ms: 0 }, outcome: 'ok' }), finalizer: 'add' };
     }
     return this.finish(await this.guard(() => this.managed(spec)));
-  }
-
-  finish(r: { requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }): ReconcileResult {
-    this.readyCondition();
-    const changed = canonicalJson(this.status) !== canonicalJson(this.proxy.status ?? {});
-    return {
-      // A Proxy whose finalizer goes while it is being deleted is gone: nothing to write to.
-      ...(changed && !(r.finalizer === 'remove' && this.proxy.metadata.deletionTimestamp)
-        ? { status: this.status }
-        : {}),
-      ...(r.finalizer ? { finalizer: r.finalizer } : {}),
-      requeue: r.requeue,
-      events: this.events,
-      outcome: r.outcome,
-      ...(this.endpoint ? { endpoint: this.endpoint } : {}),
-    };
-  }
-
-  async guard(
-    fn: () => Promise<{ requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }>,
-  ): Promise<{ requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof Stop) return { requeue: err.requeue, outcome: err.outcome };
-      throw err;
-    }
-  }
-
-  event(type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.events.push({ type, reason, message });
-  }
-
-  condition(type: string, status: 'True' | 'False' | 'Unknown', reason: string, message?: string): void {
-    this.status.conditions = setCondition(
-      this.status.conditions,
-      { type, status, reason, observedGeneration: this.generation, ...(message ? { message } : {}) },
-      this.now,
-    );
-  }
-
-  /** Mirrors the phase into the Ready condition, with the phase as its reason. */
-  readyCondition(): void {
-    const phase = this.status.phase;
-    if (!phase) return;
-    this.condition(ConditionType.Ready, phase === 'Ready' ? 'True' : 'False', phase, this.status.message);
-  }
-
-  // ---------------------------------------------------------------- invalid spec
-
-  invalid(err: ProxySpecError): { requeue: Requeue; outcome: Outcome } {
-    // The API server validates the same schema, so this is reached only by objects that skipped
-    // it (an older CRD, a standalone file); latched on the generation like any Permanent failure.
-    const message = err.message;
-    const f = this.status.failure;
-    if (
-      this.status.phase === 'Failed' &&
-      f?.generation === this.generation &&
-      this.status.message === message
-    ) {
-      return { requeue: { type: 'none' }, outcome: 'latched' };
-    }
-    this.event('Warning', 'InvalidSpec', message);
-    this.status.phase = 'Failed';
-    this.status.message = message;
-    this.status.observedGeneration = this.generation;
-    this.status.failure = { generation: this.generation, providerConfig: '' };
-    this.condition(ConditionType.Provisioned, 'False', 'InvalidSpec', message);
-    return { requeue: { type: 'none' }, outcome: 'invalid' };
-  }
-
-  // ---------------------------------------------------------------- errors
-
-  /** Turns a provider failure into status and a requeue; always throws `Stop`. */
-  providerFailure(err: unknown, what: string, handle: ProviderHandle | undefined): never {
-    const e = ProviderError.isInstance(err) ? err : undefined;
-    const kind = e?.kind ?? ErrorKind.Transient;
-    const reason = e ? e.message : err instanceof Error ? err.message : String(err);
-    const message = `${what}: ${reason}`;
-    this.status.message = message;
-    if (kind === ErrorKind.Permanent) {
-      if (this.status.phase !== 'Failed') this.event('Warning', 'Failed', message);
-      const retryMs = this.cfg.latchRetryMs;
-      const next = rfc3339(new Date(this.now.getTime() + retryMs));
-      this.status.phase = 'Failed';
-      this.status.message = `${message}; next attempt at ${next}`;
-      this.status.failure = {
-        generation: this.generation,
-        providerConfig: handle?.fingerprint ?? '',
-        ...(this.credentials !== undefined ? { credentials: this.credentials } : {}),
-        nextRetryTime: next,
-      };
-      this.condition(ConditionType.Provisioned, 'False', 'PermanentError', message);
-      // Latched: retried when the spec, the provider entry or its credential files change, and
-      // on this long interval so a fix made on the backend itself is picked up too.
-      throw new Stop({ type: 'after', ms: retryMs }, 'permanent');
-    }
-    if (kind === ErrorKind.QuotaExceeded) {
-      if (getCondition(this.status.conditions, ConditionType.QuotaExceeded)?.status !== 'True') {
-        this.event('Warning', 'QuotaExceeded', message);
-      }
-      this.condition(ConditionType.QuotaExceeded, 'True', e?.code ?? 'QuotaExceeded', message);
-      throw new Stop({ type: 'backoff', tier: 'quota' }, 'quota');
-    }
-    this.condition(ConditionType.Provisioned, 'False', 'TransientError', message);
-    throw new Stop({ type: 'backoff', tier: 'transient' }, 'transient');
-  }
-
-  clearQuota(): void {
-    if (getCondition(this.status.conditions, ConditionType.QuotaExceeded)?.status === 'True') {
-      this.condition(ConditionType.QuotaExceeded, 'False', 'CapacityAvailable');
-    }
-  }
-
-  async call<T>(
-    handle: ProviderHandle,
-    op: string,
-    fn: (opts: { signal?: AbortSignal }) => Promise<T>,
-  ): Promise<T> {
-    const signal = this.ctx.signal;
-    if (this.ctx.call) return this.ctx.call(handle, op, fn, signal);
-    return fn(signal ? { signal } : {});
   }
 
   // ---------------------------------------------------------------- managed
@@ -364,84 +164,6 @@ class Pass {
     return this.probeStep(spec, inst.ip, inst.port ?? spec.port);
   }
 
-  /** Marks the instance for replacement (delete, wait until gone, create) on the next pass. */
-  replaceInstance(reason: string, message: string) {
-    this.event('Warning', reason, message);
-    this.status.instanceSpecHash = '';
-    this.status.phase = 'Provisioning';
-    this.status.message = message;
-    this.status.healthy = false;
-    this.condition(ConditionType.Provisioned, 'False', reason, message);
-    return { requeue: { type: 'after', ms: 0 } as Requeue, outcome: 'ok' as Outcome };
-  }
-
-  /** A Stopped instance may come back by itself: it is replaced only after the grace period. */
-  stopped(inst: Instance) {
-    const nowMs = this.now.getTime();
-    const since = this.status.stoppedSince ? Date.parse(this.status.stoppedSince) : Number.NaN;
-    const grace = this.ctx.stoppedGraceMs ?? STOPPED_GRACE_MS;
-    if (Number.isFinite(since) && nowMs - since >= grace) {
-      delete this.status.stoppedSince;
-      return this.replaceInstance(
-        'InstanceStopped',
-        `instance ${inst.id} has been Stopped for ${formatWindow(nowMs - since)} (grace ${formatWindow(grace)}); replacing it`,
-      );
-    }
-    const start = Number.isFinite(since) ? since : nowMs;
-    if (!Number.isFinite(since)) {
-      this.status.stoppedSince = rfc3339(this.now);
-      this.event(
-        'Warning',
-        'InstanceStopped',
-        `instance ${inst.id} is Stopped; replacing it unless it runs again within ${formatWindow(grace)}`,
-      );
-    }
-    const message = `instance ${inst.id} is Stopped since ${rfc3339(new Date(start))}; replaced if it does not run again within ${formatWindow(grace)}`;
-    this.status.phase = 'Provisioning';
-    this.status.message = message;
-    this.status.healthy = false;
-    this.condition(ConditionType.Provisioned, 'False', 'InstanceStopped', message);
-    const remaining = start + grace - nowMs;
-    return {
-      requeue: {
-        type: 'after',
-        ms: Math.max(0, Math.min(remaining, 10 * this.cfg.pollIntervalMs)),
-      } as Requeue,
-      outcome: 'ok' as Outcome,
-    };
-  }
-
-  /** Replaces an instance still not usable past its readiness window; undefined while within it. */
-  readinessOverdue(handle: ProviderHandle, inst: Instance, waiting: string) {
-    const nowMs = this.now.getTime();
-    // Our own record first (the operator's clock); the backend's time for an instance created
-    // before the field existed.
-    const recorded = Date.parse(this.status.instanceCreatedTime ?? '');
-    const created = Number.isFinite(recorded) ? recorded : (inst.createdAt?.getTime() ?? Number.NaN);
-    if (!Number.isFinite(created)) {
-      // No creation time known (an instance from before this field): its window starts now.
-      this.status.instanceCreatedTime = rfc3339(this.now);
-      return undefined;
-    }
-    const window = this.ctx.readinessWindowMs ?? readinessWindowMs(handle.provider.profile);
-    if (nowMs - created < window) return undefined;
-    const message = `instance ${inst.id} is not usable ${formatWindow(nowMs - created)} after its create (${waiting}); the readiness window of provider ${handle.name} is ${formatWindow(window)}, replacing it`;
-    return this.replaceInstance('ReadinessWindowExceeded', message);
-  }
-
-  forgetInstance(): void {
-    delete this.status.instanceCreatedTime;
-    delete this.status.stoppedSince;
-    delete this.status.providerID;
-    delete this.status.instanceProvider;
-    delete this.status.instanceGeneration;
-    delete this.status.instanceSpecHash;
-    delete this.status.ip;
-    delete this.status.egressIP;
-    delete this.status.lastProbeTime;
-    this.status.healthy = false;
-  }
-
   /**
    * Deletes the current instance and waits until the provider no longer finds it. Names are
    * deterministic, so the old instance must be gone before the new one is created: the count
@@ -496,96 +218,6 @@ class Pass {
       }
     }
     this.recordCreated(id, handle.name, hash);
-  }
-
-  /**
-   * A create run as a tracked operation: started by one pass, shown in the status while it
-   * runs, its result taken by the pass after it settled. Throws `Stop` until then.
-   */
-  async trackedCreate(
-    ops: CreateOperationSlot,
-    spec: ProxySpec,
-    handle: ProviderHandle,
-    hash: string,
-  ): Promise<string> {
-    const name = instanceName(this.proxy.metadata.namespace, this.proxy.metadata.name);
-    const token = `${this.proxy.metadata.uid ?? ''}:${hash}`;
-    const settled = ops.take();
-    let op = settled ?? ops.peek();
-    if (op && (op.token !== token || op.provider !== handle.name)) {
-      if (!settled) {
-        ops.cancel('the Proxy spec changed while its instance was being created');
-        this.status.message = `stopping the create of ${name} started for an earlier spec`;
-        this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
-        throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'ok');
-      }
-      if (op.state === 'succeeded' && op.id) {
-        // An instance of the earlier spec exists: recorded with its own hash, so the next pass replaces it.
-        this.recordCreated(op.id, op.provider, op.hash);
-        throw new Stop({ type: 'after', ms: 0 }, 'ok');
-      }
-      op = undefined;
-    }
-    if (!op) {
-      const req = await this.createRequest(spec);
-      op = ops.start({ provider: handle.name, token, hash }, (signal) => {
-        const fn = (o: { signal?: AbortSignal }) => handle.provider.create(req, o);
-        return this.ctx.call ? this.ctx.call(handle, 'create', fn, signal) : fn({ signal });
-      });
-    }
-    if (op.state === 'failed') this.providerFailure(op.error, `create ${name}`, handle);
-    if (op.state === 'succeeded') return op.id!;
-    const since = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-    if (op.state === 'queued') {
-      this.status.message = `create of ${name} is queued behind ${op.aheadAtQueue} other creates of provider ${handle.name} (since ${since(op.queuedAt)})`;
-      this.condition(ConditionType.Provisioned, 'False', 'CreateQueued', this.status.message);
-    } else {
-      this.status.message = `creating ${name} through provider ${handle.name} since ${since(op.runningSince ?? op.queuedAt)}`;
-      this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
-    }
-    // The operation reconciles the key again when it starts running and when it settles.
-    throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'ok');
-  }
-
-  recordCreated(id: string, provider: string, hash: string): void {
-    this.clearQuota();
-    this.status.providerID = id;
-    this.status.instanceProvider = provider;
-    this.status.instanceGeneration = this.generation;
-    this.status.instanceSpecHash = hash;
-    this.status.instanceCreatedTime = rfc3339(this.now);
-    this.status.healthy = false;
-    this.status.message = `created instance ${id}`;
-    this.event('Normal', 'Created', `created instance ${id} through provider ${provider}`);
-    this.condition(ConditionType.Provisioned, 'False', 'Created', `created instance ${id}`);
-  }
-
-  async createRequest(spec: ProxySpec): Promise<CreateRequest> {
-    const { metadata } = this.proxy;
-    let cloudInit: string | undefined = spec.cloudInit?.inline;
-    const ref = spec.cloudInit?.secretRef;
-    if (ref) {
-      try {
-        cloudInit = await this.ctx.readCloudInitSecret(this.proxy, ref.name, ref.key, this.ctx.signal);
-      } catch (err) {
-        const message = `cloud-init Secret ${ref.name} key ${ref.key}: ${err instanceof Error ? err.message : String(err)}`;
-        this.status.message = message;
-        this.condition(ConditionType.Provisioned, 'False', 'CloudInitUnavailable', message);
-        throw new Stop({ type: 'backoff', tier: 'transient' }, 'transient');
-      }
-    }
-    const req: CreateRequest = {
-      name: instanceName(metadata.namespace, metadata.name),
-      namespace: metadata.namespace,
-      proxyName: metadata.name,
-      uid: metadata.uid ?? '',
-      port: spec.port,
-      placement: { ...(spec.placement ?? {}) },
-      installation: this.ctx.installation,
-      owner: { apiVersion: API_VERSION, kind: PROXY.kind, name: metadata.name, uid: metadata.uid ?? '' },
-      ...(cloudInit !== undefined ? { cloudInit } : {}),
-    };
-    return req;
   }
 
   // ---------------------------------------------------------------- probe
