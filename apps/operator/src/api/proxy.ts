@@ -115,7 +115,7 @@ export const proxySpecSchema = s
   )
   .describe('The desired proxy.');
 
-const conditionSchema = s.object({
+export const conditionSchema = s.object({
   type: s.string({ minLength: 1, maxLength: 316 }),
   status: s.enum(['True', 'False', 'Unknown'] as const),
   reason: s.string({ minLength: 1, maxLength: 1024 }),
