@@ -110,7 +110,6 @@ const memberSchema = s.object({
   cooledDown: s.boolean().optional(),
 });
 
-
 export const proxyPoolStatusSchema = s
   .object({
     replicas: s.integer({ minimum: 0 }).optional().describe('Members that exist.'),
