@@ -22,6 +22,7 @@ commands:
   up                run without a cluster: Proxies from files, proxies created through the providers
   status            the status an \`up\` reported, from another shell
   down              delete what \`up\` created (this state dir's installation)
+  gateway           the endpoint of a ProxyPool (or of fixed members): one HTTP proxy in front of many
 
 ${RUN_USAGE}
 ${STANDALONE_USAGE}`;
@@ -85,11 +86,20 @@ async function run(args: string[]): Promise<number> {
     { installation: op.installation, identity: op.identity, httpPort: op.httpPort },
     'operator started',
   );
+  const { KubePoolController } = await import('./pool/kube-pool-controller.js');
+  const pools = new KubePoolController({
+    kubeConfig: kc,
+    logger: log,
+    isLeader: () => op.isLeader(),
+    ...(flags.namespace ? { namespace: flags.namespace } : {}),
+  });
+  pools.start();
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
   log.info({}, 'stopping');
+  await pools.stop();
   await op.stop();
   await tracing?.shutdown();
   return exitCode;
@@ -123,6 +133,11 @@ async function main(argv: string[]): Promise<number> {
         return statusCommand(parseStandaloneFlags('status', rest), terminalIo());
       case 'down':
         return await downCommand(parseStandaloneFlags('down', rest), terminalIo());
+      case 'gateway': {
+        const { parseGatewayFlags } = await import('./gateway/gateway-flags.js');
+        const { gatewayCommand } = await import('./gateway/gateway-command.js');
+        return await gatewayCommand(parseGatewayFlags(rest), terminalIo(true).interrupted);
+      }
       case undefined:
       case 'help':
       case '--help':

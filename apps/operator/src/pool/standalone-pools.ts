@@ -7,9 +7,9 @@ import { type RunningGateway, startGateway } from '../gateway/gateway-server.js'
 import type { FileProxyStore } from '../standalone/file-proxy-store.js';
 import type { LoadedDocuments, ProxyDocument } from '../standalone/proxy-documents.js';
 import { type MemberRecord, type PoolState, readPoolState, writePoolState } from './member-file.js';
+import { planInputFor } from './plan-input.js';
 import { planPool } from './plan-pool.js';
 import type { PoolDocument } from './pool-documents.js';
-import type { SpreadTarget } from './spread.js';
 import { templateHash } from './template-hash.js';
 
 /** What `up` shows about a pool. */
@@ -133,19 +133,7 @@ export class StandalonePools {
       const recycle = d.annotations[RECYCLE_ANNOTATION];
       const fresh = recycle && this.#state.recycled?.[key] !== recycle ? recycle : undefined;
       const observed = members.map((m) => this.#observe(d, m));
-      const rotation = d.spec.rotation;
-      const plan = planPool({
-        replicas: d.spec.replicas,
-        templateHash: hash,
-        targets: this.#targets(d),
-        ...(rotation?.maxAge ? { maxAgeMs: parseDuration(rotation.maxAge) } : {}),
-        maxSurge: rotation?.maxSurge ?? 1,
-        minReady: rotation?.minReady ?? 0,
-        recycleBanned: rotation?.onBan === 'Recycle',
-        ...(fresh ? { recycle: fresh } : {}),
-        members: observed,
-        now: this.#now(),
-      });
+      const plan = planPool(planInputFor(d.spec, observed, this.#now(), fresh));
       if (fresh && plan.delete.some((x) => x.name === fresh)) {
         this.#state.recycled = { ...this.#state.recycled, [key]: fresh };
       }
@@ -200,17 +188,6 @@ export class StandalonePools {
       cooledDown: cooled.some((c) => c.member === m.name),
       ...(o?.status?.egressIP ? { egressIP: o.status.egressIP } : {}),
     };
-  }
-
-  #targets(d: PoolDocument): SpreadTarget[] {
-    if (d.spec.spread?.length)
-      return d.spec.spread.map((s) => ({
-        provider: s.provider,
-        ...(s.zone ? { zone: s.zone } : {}),
-        weight: s.weight,
-      }));
-    const zone = d.spec.template.placement?.zone;
-    return [{ provider: d.spec.template.provider ?? '', ...(zone ? { zone } : {}), weight: 1 }];
   }
 
   #memberDocument(d: PoolDocument, m: MemberRecord): ProxyDocument {
