@@ -50,7 +50,7 @@ describe('chart: gateway', () => {
       'ServiceAccount',
     ]);
     for (const d of docs) expect(d.metadata.namespace).toBe('team-a');
-    const dep = docs.find((d) => d.kind === 'Deployment') as {
+    const dep = docs.find((d) => d.kind === 'Deployment') as unknown as {
       spec: {
         template: {
           spec: { containers: { args: string[] }[]; volumes: { secret?: { secretName: string } }[] };
