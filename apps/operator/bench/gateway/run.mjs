@@ -178,7 +178,8 @@ async function choiceCost() {
     for (const [label, sel, sticky] of [
       ['round-robin', 'round-robin', false],
       ['least-connections', 'least-connections', false],
-      ['new session (rendezvous)', 'round-robin', true],
+      ['new session (rendezvous)', 'round-robin', 'new'],
+      ['pinned session', 'round-robin', 'pinned'],
     ]) {
       const t = new MemberTable({ selection: sel });
       t.setMembers(members);
@@ -186,7 +187,8 @@ async function choiceCost() {
       // Half the members busy, so least-connections cannot stop at the first idle one.
       for (let i = 0; i < n; i += 2) t.hold(`proxy-${i}`);
       const t0 = process.hrtime.bigint();
-      for (let i = 0; i < iters; i++) t.choose(sticky ? `s${i}` : undefined);
+      const session = (i) => (sticky === 'new' ? `s${i}` : sticky === 'pinned' ? `p${i % 1000}` : undefined);
+      for (let i = 0; i < iters; i++) t.choose(session(i));
       cost[label] = Number(process.hrtime.bigint() - t0) / iters;
     }
     rows.push({ n, ...cost });
@@ -246,9 +248,9 @@ targets each run in their own process.
 
 ## Member choice, ns per choice (200,000 choices, half the members busy)
 
-| members | round-robin | least-connections | new session (rendezvous) |
-| --- | --- | --- | --- |
-${choice.map((r) => `| ${r.n} | ${f(r['round-robin'], 0)} | ${f(r['least-connections'], 0)} | ${f(r['new session (rendezvous)'], 0)} |`).join('\n')}
+| members | round-robin | least-connections | new session (rendezvous) | pinned session |
+| --- | --- | --- | --- | --- |
+${choice.map((r) => `| ${r.n} | ${f(r['round-robin'], 0)} | ${f(r['least-connections'], 0)} | ${f(r['new session (rendezvous)'], 0)} | ${f(r['pinned session'], 0)} |`).join('\n')}
 
 Round-robin is O(1); least-connections and a new session's rendezvous pick scan the eligible
 members (O(n)); a session already pinned is a map lookup.

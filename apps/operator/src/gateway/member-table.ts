@@ -1,4 +1,4 @@
-import { rendezvousPick } from './rendezvous.js';
+import { memberHash, rendezvousPick } from './rendezvous.js';
 
 /** One pool member the gateway may route through: a Ready Proxy's endpoint. */
 export interface GatewayMember {
@@ -42,6 +42,8 @@ export class MemberTable {
   readonly #opts: Required<Omit<MemberTableOptions, 'onCooldown'>> & Pick<MemberTableOptions, 'onCooldown'>;
   #members = new Map<string, GatewayMember>();
   #eligible: GatewayMember[] = [];
+  #eligibleHashes: number[] = [];
+  #eligibleByName = new Map<string, GatewayMember>();
   #active = new Map<string, number>();
   #cooldown = new Map<string, { until: number; reason: string }>();
   #pins = new Map<string, Pin>();
@@ -121,8 +123,11 @@ export class MemberTable {
   #sticky(session: string, pool: readonly GatewayMember[], now: number): Choice {
     this.#sweepPins(now);
     const pin = this.#pins.get(session);
-    const pinned = pin && pin.expires > now ? pool.find((m) => m.name === pin.member) : undefined;
-    const member = pinned ?? (rendezvousPick(session, pool) as GatewayMember);
+    // A pinned member is looked up by name (O(1)), not searched for among the members.
+    const candidate = pin && pin.expires > now ? this.#eligibleByName.get(pin.member) : undefined;
+    const pinned = candidate && (pool === this.#eligible || pool.includes(candidate)) ? candidate : undefined;
+    const hashes = pool === this.#eligible ? this.#eligibleHashes : undefined;
+    const member = pinned ?? (rendezvousPick(session, pool, hashes) as GatewayMember);
     this.#pins.set(session, { member: member.name, expires: now + this.#opts.sessionTtlMs });
     const moved = pin && pin.expires > now && pin.member !== member.name ? pin.member : undefined;
     return moved ? { member, movedFrom: moved } : { member };
@@ -175,5 +180,7 @@ export class MemberTable {
     this.#eligible = [...this.#members.values()]
       .filter((m) => !this.#cooldown.has(m.name))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
+    this.#eligibleHashes = this.#eligible.map((m) => memberHash(m.name));
+    this.#eligibleByName = new Map(this.#eligible.map((m) => [m.name, m]));
   }
 }
