@@ -125,5 +125,23 @@ describe('ProxyPool controller on the API server', () => {
     await patchPool({ spec: { replicas: 1, rotation: { minReady: 1 } } });
     await settle(2);
     expect(await members()).toHaveLength(1);
+
+    // onBan: Recycle replaces a member the gateway marked cooled down; with Keep it stays.
+    const banned = (await members())[0]?.metadata.name as string;
+    const mark = {
+      metadata: {
+        annotations: { 'egress-proxies.dev/cooled-down': `${new Date().toISOString()} status-429` },
+      },
+    };
+    await cp.request('PATCH', `${base}/namespaces/${NS}/proxies/${banned}`, mark, {
+      contentType: 'application/merge-patch+json',
+    });
+    await settle(2);
+    expect((await members()).map((m) => m.metadata.name)).toEqual([banned]);
+    await patchPool({ spec: { rotation: { onBan: 'Recycle' } } });
+    await settle(4);
+    const replaced = await members();
+    expect(replaced).toHaveLength(1);
+    expect(replaced[0]?.metadata.name).not.toBe(banned);
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
+import { parseDuration } from '../api/duration.js';
 import { API_VERSION, GROUP, PROXY, VERSION } from '../api/group.js';
 import type { Condition, ProxyObject } from '../api/proxy.js';
 import {
@@ -123,6 +124,13 @@ export class KubePoolController {
     const now = (this.#opts.now ?? Date.now)();
     const all = await this.#list<ProxyObject>(PROXY.plural, signal, `${POOL_LABEL}=${name}`, namespace);
     const live = all.filter((p) => !p.metadata.deletionTimestamp);
+    // The gateway's mark counts for the pool's cooldown period, like the gateway's own cooldown.
+    const cooldownMs = parseDuration(spec.gateway?.cooldown ?? '60s');
+    const cooledNow = (p: ProxyObject) => {
+      const mark = p.metadata.annotations?.[COOLED_DOWN_ANNOTATION];
+      const at = mark ? Date.parse(mark.split(' ')[0] ?? '') : Number.NaN;
+      return Number.isFinite(at) && now - at < cooldownMs;
+    };
     const members: PlanMember[] = live.map((p) => ({
       name: p.metadata.name,
       ...(p.spec.provider ? { provider: p.spec.provider } : {}),
@@ -130,7 +138,7 @@ export class KubePoolController {
       createdAt: Date.parse(p.metadata.creationTimestamp ?? '') || now,
       ready: p.status?.phase === 'Ready',
       templateHash: p.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
-      cooledDown: p.metadata.annotations?.[COOLED_DOWN_ANNOTATION] !== undefined,
+      cooledDown: cooledNow(p),
     }));
     const recycle = pool.metadata.annotations?.[RECYCLE_ANNOTATION];
     const plan = planPool(planInputFor(spec, members, now, recycle));
@@ -209,7 +217,7 @@ export class KubePoolController {
         ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
         ...(p.metadata.creationTimestamp ? { createdAt: p.metadata.creationTimestamp } : {}),
         ready: p.status?.phase === 'Ready',
-        cooledDown: p.metadata.annotations?.[COOLED_DOWN_ANNOTATION] !== undefined,
+        cooledDown: cooledNow(p),
       })),
       ...(gw?.enabled !== false ? { gateway: `${name}-gateway.${namespace}.svc:${gw?.port ?? 8080}` } : {}),
       conditions: [
