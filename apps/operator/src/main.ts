@@ -8,6 +8,7 @@ import { crdFiles } from './api/crd.js';
 import { FlagError } from './cli/flag-error.js';
 import { parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
 import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
+import { GATEWAY_USAGE } from './gateway/gateway-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from './log/logger.js';
 import { startOperator } from './operator.js';
 import { bundledRegistry } from './providers/bundled.js';
@@ -25,7 +26,8 @@ commands:
   gateway           the endpoint of a ProxyPool (or of fixed members): one HTTP proxy in front of many
 
 ${RUN_USAGE}
-${STANDALONE_USAGE}`;
+${STANDALONE_USAGE}
+${GATEWAY_USAGE}`;
 
 function terminalIo(signals = false): Io {
   return {

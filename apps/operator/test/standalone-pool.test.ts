@@ -86,6 +86,9 @@ describe('ProxyPool under up', () => {
     expect(new Set(spread).size).toBe(2);
     const sticky = await egressThrough(v2.gateway as string, echo.url, { count: 3, session: 's1' });
     expect(new Set(sticky).size).toBe(1);
+    // The gateway's metrics are on the operator's /metrics, per pool and member.
+    const text = await sa.metrics.registry.metrics();
+    expect(text).toMatch(/egress_proxies_gateway_connections_total\{pool="default\/crawl",member="crawl-[a-z0-9]{5}",kind="http"\} \d+/);
 
     // Scale up: one more member, the two first ones kept.
     const first = readyNames();

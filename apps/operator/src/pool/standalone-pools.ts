@@ -3,6 +3,7 @@ import { parseDuration } from '../api/duration.js';
 import type { ProxyObject } from '../api/proxy.js';
 import { POOL_LABEL, RECYCLE_ANNOTATION, TEMPLATE_HASH_LABEL } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
+import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
 import type { FileProxyStore } from '../standalone/file-proxy-store.js';
 import type { LoadedDocuments, ProxyDocument } from '../standalone/proxy-documents.js';
@@ -45,6 +46,7 @@ export class StandalonePools {
   readonly #gateways = new Map<string, RunningGateway>();
   readonly #starting = new Map<string, Promise<void>>();
   #store?: FileProxyStore;
+  #metrics?: GatewayMetrics | undefined;
   #timer?: NodeJS.Timeout;
   #stopped = false;
 
@@ -54,8 +56,10 @@ export class StandalonePools {
     this.#state = readPoolState(opts.stateDir);
   }
 
-  attach(store: FileProxyStore): void {
+  /** The store to read members from; gateway metrics go on `metrics` (the operator's registry). */
+  attach(store: FileProxyStore, metrics?: GatewayMetrics): void {
     this.#store = store;
+    this.#metrics = metrics;
   }
 
   /** Called by the store on every scan: the pool documents in, the member Proxies out. */
@@ -225,6 +229,7 @@ export class StandalonePools {
       pool: key,
       host: '127.0.0.1',
       logger: this.#log,
+      ...(this.#metrics ? { metrics: this.#metrics } : {}),
       ...(gw
         ? {
             selection: gw.selection,

@@ -3,6 +3,7 @@ import type { ProviderRegistry } from '@egress-proxies/contract';
 import { silentOpLogger } from '../controller/op-logger.js';
 import type { ProxyController } from '../controller/proxy-controller.js';
 import { type CoreTuning, createOperatorCore } from '../core/operator-core.js';
+import { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import type { GcReport } from '../gc/orphan-gc.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
 import { StandalonePools } from '../pool/standalone-pools.js';
@@ -94,7 +95,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
   core.metrics.leader.set(1);
   const { httpPort } = await core.start();
   const { controller, healthChecked } = core.startLeading();
-  pools.attach(store);
+  pools.attach(store, new GatewayMetrics(core.metrics.registry));
   pools.start();
 
   return {
