@@ -88,7 +88,9 @@ describe('ProxyPool under up', () => {
     expect(new Set(sticky).size).toBe(1);
     // The gateway's metrics are on the operator's /metrics, per pool and member.
     const text = await sa.metrics.registry.metrics();
-    expect(text).toMatch(/egress_proxies_gateway_connections_total\{pool="default\/crawl",member="crawl-[a-z0-9]{5}",kind="http"\} \d+/);
+    expect(text).toMatch(
+      /egress_proxies_gateway_connections_total\{pool="default\/crawl",member="crawl-[a-z0-9]{5}",kind="http"\} \d+/,
+    );
 
     // Scale up: one more member, the two first ones kept.
     const first = readyNames();
