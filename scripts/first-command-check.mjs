@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // CI's check of the README's first command, run in the fresh clone CI works in: `npm start --
-// --once` must exit 0, report all three sample proxies Ready, print a curl line it verified, and
-// leave no proxy behind.
+// --once` must exit 0, report all three sample proxies Ready, print a curl line it verified (through
+// the pool's gateway: three egress addresses, and one for a sticky session), and leave no proxy behind.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,6 +22,12 @@ if (!/all 3 proxies are Ready\./.test(out)) failures.push('no "all 3 proxies are
 if (!/^try: curl -x http:\/\/127\.0\.0\.1:\d+ http:\/\/127\.0\.0\.1:\d+\/$/m.test(out))
   failures.push('no curl -x line through a loopback proxy to the loopback echo target');
 if (!/^checked: curl -x .* answered 200/m.test(out)) failures.push('the curl line was not verified');
+// The pool's gateway: three requests from three distinct members, one session on one member.
+const spread = /^checked: curl -x .* answered 200 3 times; the target saw (\S+), (\S+), (\S+)$/m.exec(out);
+if (!spread || new Set(spread.slice(1)).size !== 3)
+  failures.push('three requests through the gateway did not leave from three different addresses');
+if (!/^checked: session \S+ answered 200 3 times; the target saw \S+ each time$/m.test(out))
+  failures.push('a sticky session through the gateway was not verified');
 if (!/cleaned up: deleted 3 instance\(s\)/.test(out)) failures.push('the proxies were not deleted');
 const instances = join(root, 'examples/standalone/.state/local/instances');
 if (existsSync(instances) && readdirSync(instances).length > 0)

@@ -8,6 +8,7 @@ export {
   ProxyController,
   type ProxyControllerOptions,
 } from './controller/proxy-controller.js';
+export * from './gateway/index.js';
 export { type GcReport, OrphanGc, type OrphanGcOptions } from './gc/orphan-gc.js';
 export { HealthChecker, type HealthCheckerOptions } from './health/health-checker.js';
 export { LeaseElector, type LeaseElectorOptions } from './leader/lease-elector.js';

@@ -8,6 +8,7 @@ import { crdFiles } from './api/crd.js';
 import { FlagError } from './cli/flag-error.js';
 import { parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
 import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
+import { GATEWAY_USAGE } from './gateway/gateway-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from './log/logger.js';
 import { startOperator } from './operator.js';
 import { bundledRegistry } from './providers/bundled.js';
@@ -22,9 +23,11 @@ commands:
   up                run without a cluster: Proxies from files, proxies created through the providers
   status            the status an \`up\` reported, from another shell
   down              delete what \`up\` created (this state dir's installation)
+  gateway           the endpoint of a ProxyPool (or of fixed members): one HTTP proxy in front of many
 
 ${RUN_USAGE}
-${STANDALONE_USAGE}`;
+${STANDALONE_USAGE}
+${GATEWAY_USAGE}`;
 
 function terminalIo(signals = false): Io {
   return {
@@ -86,11 +89,20 @@ async function run(args: string[]): Promise<number> {
     { installation: op.installation, identity: op.identity, httpPort: op.httpPort },
     'operator started',
   );
+  const { KubePoolController } = await import('./pool/kube-pool-controller.js');
+  const pools = new KubePoolController({
+    kubeConfig: kc,
+    logger: log,
+    isLeader: () => op.isLeader(),
+    ...(flags.namespace ? { namespace: flags.namespace } : {}),
+  });
+  pools.start();
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
   log.info({}, 'stopping');
+  await pools.stop();
   await op.stop();
   await tracing?.shutdown();
   return exitCode;
@@ -124,6 +136,11 @@ async function main(argv: string[]): Promise<number> {
         return statusCommand(parseStandaloneFlags('status', rest), terminalIo());
       case 'down':
         return await downCommand(parseStandaloneFlags('down', rest), terminalIo());
+      case 'gateway': {
+        const { parseGatewayFlags } = await import('./gateway/gateway-flags.js');
+        const { gatewayCommand } = await import('./gateway/gateway-command.js');
+        return await gatewayCommand(parseGatewayFlags(rest), terminalIo(true).interrupted);
+      }
       case undefined:
       case 'help':
       case '--help':

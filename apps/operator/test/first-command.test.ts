@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 describe('the first command (npm start)', () => {
-  it('brings three local proxies to Ready, prints a curl line that works, stops on Ctrl-C, and down cleans up', async () => {
+  it('brings a pool of three local proxies to Ready, prints a curl line through its gateway that works, stops on Ctrl-C, and down cleans up', async () => {
     child = spawn(process.execPath, [cli, ...upArgs, '--output', 'plain'], { cwd: root, stdio: 'pipe' });
     child.stdout?.on('data', (c) => {
       out += c;
@@ -69,8 +69,11 @@ describe('the first command (npm start)', () => {
     expect(out).toContain('all 3 proxies are Ready.');
     // A newcomer's first screen carries no warnings and no invalid-document or provider complaints.
     expect(err).not.toMatch(/Warning|invalid Proxy document|is not ready/);
-    for (const name of ['proxy-a', 'proxy-b', 'proxy-c'])
-      expect(out).toMatch(new RegExp(`^${name} local Ready 127\\.0\\.0\\.1:\\d+ healthy=true`, 'm'));
+    const members = new Set(
+      [...out.matchAll(/^(demo-[a-z0-9]{5}) local Ready 127\.0\.0\.1:\d+ healthy=true/gm)].map((m) => m[1]),
+    );
+    expect(members.size).toBe(3);
+    expect(out).toMatch(/^pool default\/demo: 3\/3 Ready behind the gateway http:\/\/127\.0\.0\.1:\d+$/m);
     const [, proxy, target] = /^try: curl -x (\S+) (\S+)$/m.exec(out)!;
     expect(proxy).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(target).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -90,16 +93,24 @@ describe('the first command (npm start)', () => {
     };
     expect(status.upRunning).toBe(true);
     expect(status.proxies.map((p) => p.phase)).toEqual(['Ready', 'Ready', 'Ready']);
-    const r = await get(proxy!, target!);
-    expect(r.status).toBe(200);
-    expect(JSON.parse(r.body)).toEqual({ ip: '127.0.0.1' });
+    // Through the gateway: three requests leave from the three members' own loopback addresses.
+    const seen = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const r = await get(proxy!, target!);
+      expect(r.status).toBe(200);
+      seen.add((JSON.parse(r.body) as { ip: string }).ip);
+    }
+    expect([...seen].sort()).toEqual(['127.0.0.2', '127.0.0.3', '127.0.0.4']);
 
     // Ctrl-C: reconciling stops, the proxies keep running, and the way to delete them is printed.
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(out).toMatch(/stopped reconciling; 3 proxies keep running\. Delete: egress-proxies down /);
-    const ports = [...out.matchAll(/^proxy-. local Ready 127\.0\.0\.1:(\d+)/gm)].map((m) => m[1]);
+    const ports = [...out.matchAll(/^demo-[a-z0-9]{5} local Ready 127\.0\.0\.1:(\d+)/gm)].map((m) => m[1]);
+    expect(new Set(ports).size).toBe(3);
+    // The gateway went with `up` (drained), the members did not.
+    await expect(get(proxy!, target!)).rejects.toThrow();
     for (const port of new Set(ports)) {
       // The echo target went with `up`; the proxy itself still answers (502 from the target side).
       const res = await get(`http://127.0.0.1:${port}`, target!);

@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
 import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
 import type { OpContext, Shared } from './context.js';
+import { noFreeLoopbackAddressError } from './errors.js';
 import { formatId, isValidName } from './id.js';
 import { ensureRunning, resolveEngine } from './launch.js';
+import { freeLoopbackAddress, LOOPBACK_EGRESS_LOCK, loopbackAddressesInUse } from './loopback-egress.js';
 import { decodeState, encodeState, type InstanceRecord } from './state-file.js';
 
 /** Checks a request before any host call; every problem is Permanent and names the value. */
@@ -74,17 +76,33 @@ export async function createInstance(ctx: OpContext, req: CreateRequest): Promis
       }
     } else {
       const engine = await resolveEngine(ctx);
-      record = {
-        uid: req.uid,
-        createdAt: new Date(),
-        ...(req.installation ? { installation: req.installation } : {}),
-        ...(req.namespace ? { namespace: req.namespace } : {}),
-        ...(req.proxyName ? { proxyName: req.proxyName } : {}),
-        engine,
-        bindAddress: ctx.config.bindAddress,
-        ...(req.placement?.zone ? { localAddress: req.placement.zone } : {}),
-      };
-      await ctx.backend.writeState(ctx.signal, name, encodeState(record));
+      const zone = req.placement?.zone;
+      const egress = zone
+        ? undefined
+        : ctx.config.loopbackEgress
+          ? await ctx.locks.acquire(LOOPBACK_EGRESS_LOCK, { signal: ctx.signal })
+          : undefined;
+      try {
+        record = {
+          uid: req.uid,
+          createdAt: new Date(),
+          ...(req.installation ? { installation: req.installation } : {}),
+          ...(req.namespace ? { namespace: req.namespace } : {}),
+          ...(req.proxyName ? { proxyName: req.proxyName } : {}),
+          engine,
+          bindAddress: ctx.config.bindAddress,
+          ...(zone ? { localAddress: zone } : {}),
+        };
+        if (egress) {
+          const address = freeLoopbackAddress(await loopbackAddressesInUse(ctx));
+          if (!address) throw noFreeLoopbackAddressError();
+          record.localAddress = address;
+        }
+        // Written before the lock goes, so the next create sees this address as taken.
+        await ctx.backend.writeState(ctx.signal, name, encodeState(record));
+      } finally {
+        egress?.();
+      }
     }
     const running = await ensureRunning(ctx, name, record, req.port);
     ctx.logger.log(1, adopted ? 'local proxy adopted' : 'local proxy created', {

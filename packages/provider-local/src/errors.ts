@@ -12,6 +12,8 @@ import {
 export const LocalErrorCode = {
   /** No free port left in `portRange`. */
   NoFreePort: 'NO_FREE_PORT',
+  /** `loopbackEgress`: every address 127.0.0.2-254 already belongs to another proxy. */
+  NoFreeLoopbackAddress: 'NO_FREE_LOOPBACK_ADDRESS',
   /** The proxy process exited before its port accepted connections. */
   ProcessExited: 'PROCESS_EXITED',
   /** The chosen engine cannot run here (Squid not installed, the runner missing). */
@@ -69,6 +71,14 @@ export const noFreePortError = (min: number, max: number) =>
     code: LocalErrorCode.NoFreePort,
     details: { portMin: min, portMax: max },
   });
+
+export const noFreeLoopbackAddressError = () =>
+  quotaExceededError(
+    'loopbackEgress: every outgoing address 127.0.0.2-127.0.0.254 belongs to another proxy',
+    {
+      code: LocalErrorCode.NoFreeLoopbackAddress,
+    },
+  );
 
 export const processExitedError = (name: string, logDir: string, lastLog?: string) =>
   transientError(

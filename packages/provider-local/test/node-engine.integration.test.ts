@@ -220,6 +220,26 @@ describe('node engine on the real host', () => {
     expect(JSON.parse(res.body).remoteAddress).toBe('127.0.0.3');
   });
 
+  it('loopbackEgress gives each proxy its own 127.0.0.N, reusing one only after its proxy is gone', async () => {
+    const { provider } = await setup({ loopbackEgress: true });
+    const reqs = [makeRequest(), makeRequest(), makeRequest()];
+    // Concurrent creates: the allocation is serialized, so no two share an address.
+    const fetches = await Promise.all(reqs.map((r) => createForFetch(provider, echo.port, r)));
+    const seen = await Promise.all(fetches.map(async (f) => JSON.parse((await f()).body).remoteAddress));
+    expect(new Set(seen)).toEqual(new Set(['127.0.0.2', '127.0.0.3', '127.0.0.4']));
+    const first = reqs[seen.indexOf('127.0.0.2')] as (typeof reqs)[number];
+    await provider.delete(formatId(first.name));
+    const again = await createForFetch(provider, echo.port);
+    expect(JSON.parse((await again()).body).remoteAddress).toBe('127.0.0.2');
+    // A zone still wins over the allocation.
+    const zoned = await createForFetch(
+      provider,
+      echo.port,
+      makeRequest({ placement: { zone: '127.0.0.3' } }),
+    );
+    expect(JSON.parse((await zoned()).body).remoteAddress).toBe('127.0.0.3');
+  });
+
   it('refuses a zone that is not an address of this host, naming it, before touching anything', async () => {
     const { provider, stateDir } = await setup();
     const err = await provider

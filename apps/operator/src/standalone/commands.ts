@@ -4,6 +4,8 @@ import { pino } from 'pino';
 import { FlagError } from '../cli/flag-error.js';
 import type { StandaloneFlags } from '../cli/standalone-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from '../log/logger.js';
+import { egressThrough } from '../pool/check-gateway.js';
+import type { PoolView } from '../pool/standalone-pools.js';
 import { createHttpProbe } from '../probe/http-probe.js';
 import { down } from './down.js';
 import { startEchoServer } from './echo-server.js';
@@ -214,6 +216,14 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     const records = store.records().filter(notDeleting);
     const curl = records.map((r) => curlFor(r, echo?.url)).find((c) => c !== undefined);
     view.say(`all ${records.length} proxies are Ready.`, { ready: true, proxies: records.length });
+    // One planning round first, so the gateway routes over every member that is Ready now.
+    await sa.pools.step();
+    const pool = sa.pools.views().find((p) => p.gateway);
+    if (pool?.gateway && echo) {
+      const ok = await announcePool(view, { ...pool, gateway: pool.gateway }, echo.url, check);
+      redraw();
+      return ok;
+    }
     if (curl) view.say(`try: ${curl.line}`, { curl: curl.line });
     if (check && curl) {
       const r = await createHttpProbe({})(
@@ -306,6 +316,51 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   }
   await echo?.close();
   return code;
+}
+
+/**
+ * The pool's gateway as the demo shows it: the curl line through it, and with `check` three
+ * requests that must leave from three members and one session that must stay on one.
+ */
+async function announcePool(
+  view: StatusView,
+  pool: PoolView & { gateway: string },
+  target: string,
+  check: boolean,
+): Promise<boolean> {
+  const line = `curl -x ${pool.gateway} ${target}`;
+  const sessionLine = `curl -x ${pool.gateway.replace('://', '://demo-session-42:x@')} ${target}`;
+  view.say(`pool ${pool.key}: ${pool.ready}/${pool.replicas} Ready behind the gateway ${pool.gateway}`, {
+    pool: pool.key,
+    ready: pool.ready,
+    gateway: pool.gateway,
+  });
+  view.say(`try: ${line}`, { curl: line });
+  view.say(`try: ${sessionLine}   (a sticky session: the same member every time)`, { curl: sessionLine });
+  if (!check) return true;
+  try {
+    const signal = AbortSignal.timeout(30_000);
+    const n = Math.min(3, pool.ready);
+    const spread = await egressThrough(pool.gateway, target, { count: n, signal });
+    const sticky = await egressThrough(pool.gateway, target, { count: 3, session: '42', signal });
+    if (new Set(spread).size !== n)
+      throw new Error(`${n} requests left from ${spread.join(', ')}: not ${n} members`);
+    if (new Set(sticky).size !== 1) throw new Error(`one session left from ${sticky.join(', ')}`);
+    view.say(`checked: ${line} answered 200 ${n} times; the target saw ${spread.join(', ')}`, {
+      check: 'ok',
+      egressIPs: spread,
+    });
+    view.say(`checked: session 42 answered 200 3 times; the target saw ${sticky[0]} each time`, {
+      check: 'ok',
+      session: '42',
+      egressIP: sticky[0],
+    });
+    return true;
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    view.say(`check failed: ${line}: ${error}`, { check: 'failed', error });
+    return false;
+  }
 }
 
 /** `status`: the last state `up` wrote, from another shell. */

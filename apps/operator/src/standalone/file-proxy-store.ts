@@ -7,7 +7,13 @@ import type { ProxyObject } from '../api/proxy.js';
 import type { EventType } from '../reconcile/types.js';
 import { EmulatedProxyStore } from '../store/emulated-proxy-store.js';
 import { type HealthStore, type ProxyKey, proxyKey } from '../store/proxy-store.js';
-import { type DocumentIssue, formatIssue, loadProxyDocuments } from './proxy-documents.js';
+import {
+  type DocumentIssue,
+  formatIssue,
+  type LoadedDocuments,
+  loadProxyDocuments,
+  type ProxyDocument,
+} from './proxy-documents.js';
 import { type ProviderRecord, type ProxyRecord, readState, writeState } from './state-file.js';
 
 export interface FileProxyStoreOptions {
@@ -25,6 +31,8 @@ export interface FileProxyStoreOptions {
   /** Extra fields written into the state file (the demo target). */
   extra?: () => { demoTarget?: string };
   onError?: (err: unknown) => void;
+  /** A pool controller: given each scan's documents, returns the member Proxies it wants added. */
+  pools?: { update(loaded: LoadedDocuments): ProxyDocument[] };
 }
 
 export interface StoredEvent {
@@ -35,7 +43,7 @@ export interface StoredEvent {
   time: string;
 }
 
-const canonical = (v: unknown): string =>
+export const canonical = (v: unknown): string =>
   JSON.stringify(v, (_k, x) =>
     x && typeof x === 'object' && !Array.isArray(x)
       ? Object.fromEntries(
@@ -140,6 +148,7 @@ export class FileProxyStore extends EmulatedProxyStore implements HealthStore {
 
   async #scan(): Promise<void> {
     const loaded = await loadProxyDocuments(this.opts.paths);
+    loaded.documents.push(...(this.opts.pools?.update(loaded) ?? []));
     this.#issues = loaded.issues;
     const unreadable = new Set(loaded.unreadable);
     const wanted = new Set<ProxyKey>();

@@ -4,6 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import { API_VERSION, PROXY } from '../api/group.js';
 import type { ProxyObject } from '../api/proxy.js';
 import { ProxySpecError, validateProxySpec } from '../api/validate.js';
+import { isPoolDocument, type PoolDocument, toPoolDocument } from '../pool/pool-documents.js';
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -30,6 +31,8 @@ export interface LoadedDocuments {
   issues: DocumentIssue[];
   /** Files that could not be read or parsed at all: their Proxies keep their last good spec. */
   unreadable: string[];
+  /** ProxyPool documents (their members are Proxies the pool controller adds). */
+  pools?: PoolDocument[];
 }
 
 export const formatIssue = (i: DocumentIssue): string =>
@@ -102,6 +105,11 @@ export function parseFile(
     const value = d.toJS() as unknown;
     if (value === null || value === undefined) continue;
     const issue = (path: string, message: string) => out.issues.push({ file, index, path, message });
+    if (isPoolDocument(value)) {
+      const pool = toPoolDocument(file, index, value as Record<string, unknown>, issue);
+      if (pool) out.pools = [...(out.pools ?? []), pool];
+      continue;
+    }
     const proxy = toProxy(value, issue);
     if (!proxy) continue;
     const key = `${proxy.metadata.namespace}/${proxy.metadata.name}`;

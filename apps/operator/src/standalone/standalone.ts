@@ -3,8 +3,10 @@ import type { ProviderRegistry } from '@egress-proxies/contract';
 import { silentOpLogger } from '../controller/op-logger.js';
 import type { ProxyController } from '../controller/proxy-controller.js';
 import { type CoreTuning, createOperatorCore } from '../core/operator-core.js';
+import { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import type { GcReport } from '../gc/orphan-gc.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
+import { StandalonePools } from '../pool/standalone-pools.js';
 import { bundledRegistry } from '../providers/bundled.js';
 import { checkRegistered } from '../providers/check-registered.js';
 import { ProviderSet } from '../providers/provider-set.js';
@@ -32,6 +34,8 @@ export interface StandaloneOptions extends CoreTuning {
 
 export interface RunningStandalone {
   readonly store: FileProxyStore;
+  /** ProxyPools from the files: their members and in-process gateways. */
+  readonly pools: StandalonePools;
   readonly providers: ProviderSet;
   readonly controller: ProxyController;
   readonly metrics: OperatorMetrics;
@@ -59,7 +63,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
   const installation = ensureInstallation(opts.stateDir);
   log.info({ providers: providers.names(), installation }, 'standalone: providers loaded');
 
+  const pools = new StandalonePools({ stateDir: opts.stateDir, logger: log });
   const store = new FileProxyStore({
+    pools,
     paths: opts.proxyPaths,
     stateDir: opts.stateDir,
     installation,
@@ -89,9 +95,12 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
   core.metrics.leader.set(1);
   const { httpPort } = await core.start();
   const { controller, healthChecked } = core.startLeading();
+  pools.attach(store, new GatewayMetrics(core.metrics.registry));
+  pools.start();
 
   return {
     store,
+    pools,
     providers,
     controller,
     metrics: core.metrics,
@@ -100,6 +109,9 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     healthChecked,
     collectGarbage: () => core.collectGarbage(),
     reloadConfig: () => core.reloadConfig(),
-    stop: () => core.stop(),
+    stop: async () => {
+      await pools.stop();
+      await core.stop();
+    },
   };
 }

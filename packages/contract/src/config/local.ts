@@ -21,6 +21,12 @@ export const localConfigSchema = z.strictObject({
   /** `auto` uses Squid when found and the built-in Node proxy otherwise. */
   engine: z.enum(['auto', 'squid', 'node']).default(LOCAL_DEFAULTS.engine),
   allowedSourceCIDRs: cidrList().default(() => [...LOCAL_DEFAULTS.allowedSourceCIDRs]),
+  /**
+   * Gives each proxy that names no placement.zone its own outgoing address 127.0.0.N (N >= 2),
+   * so one machine shows distinct egress addresses. Reaches loopback targets only: Linux routes
+   * all of 127.0.0.0/8 to lo and never sends such a source anywhere else.
+   */
+  loopbackEgress: z.boolean().default(false),
 });
 
 export type LocalConfig = z.output<typeof localConfigSchema>;

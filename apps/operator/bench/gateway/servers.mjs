@@ -1,0 +1,49 @@
+// Child processes of the gateway benchmark, so each side's CPU and RSS are its own:
+//   node servers.mjs members N       N proxy-chain members (provider-local's Node engine)
+//   node servers.mjs gateway PORTS   the pool gateway over those members (comma-separated ports)
+//   node servers.mjs targets         an HTTP echo target and a TCP source of N bytes per connection
+// Each prints one JSON line with what it listens on, then runs until killed.
+import { createServer as createHttp } from 'node:http';
+import { createServer as createTcp } from 'node:net';
+
+const [kind, arg] = process.argv.slice(2);
+const listen = (server) => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port)));
+
+if (kind === 'members') {
+  const { Server } = await import('proxy-chain');
+  const ports = [];
+  for (let i = 0; i < Number(arg); i++) {
+    const s = new Server({ host: '127.0.0.1', port: 0, verbose: false });
+    await s.listen();
+    ports.push(s.port);
+  }
+  console.log(JSON.stringify({ ports }));
+} else if (kind === 'gateway') {
+  const { startGateway } = await import('../../dist/index.js');
+  const g = await startGateway({ pool: 'bench', connectTimeoutMs: 60_000 });
+  g.members.setMembers(arg.split(',').map((p, i) => ({ name: `m${i}`, host: '127.0.0.1', port: Number(p) })));
+  console.log(JSON.stringify({ port: g.port }));
+} else if (kind === 'targets') {
+  const body = Buffer.from('{"ip":"127.0.0.1"}\n');
+  const http = createHttp((_req, res) => res.writeHead(200, { 'content-length': body.length }).end(body));
+  http.keepAliveTimeout = 60_000;
+  // The source: the client writes the byte count it wants as an ASCII line, then reads that many.
+  const chunk = Buffer.alloc(1 << 20, 120);
+  const tcp = createTcp((s) => {
+    s.on('error', () => {});
+    s.once('data', (d) => {
+      let left = Number(d.toString().trim());
+      if (!left) return; // a held-open tunnel: nothing to send
+      const pump = () => {
+        while (left > 0) {
+          const n = Math.min(left, chunk.length);
+          left -= n;
+          if (!s.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void s.once('drain', pump);
+        }
+        s.end();
+      };
+      pump();
+    });
+  });
+  console.log(JSON.stringify({ http: await listen(http), tcp: await listen(tcp) }));
+}

@@ -1,0 +1,152 @@
+import { DURATION_RE } from './duration.js';
+import { conditionSchema, type ObjectMeta, proxySpecSchema } from './proxy.js';
+import { type Infer, type InferInput, s, validate } from './schema.js';
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export const PROXY_POOL = {
+  kind: 'ProxyPool',
+  plural: 'proxypools',
+  singular: 'proxypool',
+  shortNames: ['pxp'],
+} as const;
+
+export const POOL_SELECTIONS = ['round-robin', 'random', 'least-connections'] as const;
+export const ON_BAN = ['Keep', 'Recycle'] as const;
+
+const spreadEntrySchema = s.object({
+  provider: s
+    .string({ maxLength: 63, pattern: DNS1123_LABEL, patternName: 'a provider name (a DNS-1123 label)' })
+    .describe('The providers-config entry this share of the members is created through.'),
+  zone: s.string({ maxLength: 253 }).optional().describe("The members' placement.zone."),
+  weight: s.integer({ minimum: 1, maximum: 1000 }).default(1).describe("This entry's share of the replicas."),
+});
+
+const rotationSchema = s
+  .object(
+    {
+      maxAge: s
+        .string({ pattern: DURATION_RE, patternName: 'a duration such as 30m or 6h' })
+        .optional()
+        .describe('Members older than this are replaced (the new one Ready before the old one goes).'),
+      maxSurge: s
+        .integer({ minimum: 1, maximum: 100 })
+        .default(1)
+        .describe('How many replacement members may exist above replicas at once.'),
+      minReady: s
+        .integer({ minimum: 0, maximum: 10000 })
+        .default(0)
+        .describe('A rotation never takes the Ready count below this.'),
+      onBan: s
+        .enum(ON_BAN)
+        .default('Keep')
+        .describe('Recycle: a member the gateway cooled down (connect failures, 403/429) is replaced.'),
+    },
+    [],
+  )
+  .describe('Replacing old or banned members.');
+
+const gatewaySchema = s
+  .object({
+    enabled: s.boolean().default(true),
+    selection: s
+      .enum(POOL_SELECTIONS)
+      .default('round-robin')
+      .describe('Which member gets each new connection.'),
+    sessionTTL: s
+      .string({ pattern: DURATION_RE, patternName: 'a duration such as 10m' })
+      .default('10m')
+      .describe('How long a sticky session stays on its member after its last use.'),
+    cooldown: s
+      .string({ pattern: DURATION_RE, patternName: 'a duration such as 60s' })
+      .default('60s')
+      .describe('How long a failing or banned member gets no new connections.'),
+    banStatuses: s
+      .array(s.integer({ minimum: 400, maximum: 599 }), { maxItems: 20 })
+      .default([403, 429])
+      .describe('Member answers to plain-HTTP requests that cool the member down.'),
+    usersSecret: s
+      .string({ maxLength: 253, minLength: 1 })
+      .optional()
+      .describe('A Secret (key: user, value: password) for Basic proxy auth; required off loopback.'),
+    port: s.integer({ minimum: 1, maximum: 65535 }).default(8080).describe('The gateway port.'),
+  })
+  .describe('The single endpoint in front of the members.');
+
+export const proxyPoolSpecSchema = s
+  .object(
+    {
+      replicas: s.integer({ minimum: 0, maximum: 10000 }).describe('How many members to keep.'),
+      template: proxySpecSchema
+        .clone()
+        .describe('The Proxy spec every member gets (spread overrides provider and zone).'),
+      spread: s.array(spreadEntrySchema, { maxItems: 64 }).optional(),
+      rotation: rotationSchema.optional(),
+      gateway: gatewaySchema.optional(),
+    },
+    [
+      {
+        rule: "self.template.mode == 'Managed'",
+        message: 'spec.template.mode must be Managed (a pool creates its members)',
+        check: (v) => v.template.mode === 'Managed',
+      },
+      {
+        rule: '!has(self.rotation) || self.rotation.minReady <= self.replicas',
+        message: 'spec.rotation.minReady must not exceed spec.replicas',
+        check: (v) => !v.rotation || v.rotation.minReady <= v.replicas,
+      },
+    ],
+  )
+  .describe('A pool of Proxies kept at size and rotated, behind one gateway.');
+
+const memberSchema = s.object({
+  name: s.string(),
+  provider: s.string().optional(),
+  ip: s.string().optional(),
+  port: s.integer({ minimum: 0 }).optional(),
+  egressIP: s.string().optional(),
+  createdAt: s.dateTime().optional(),
+  ready: s.boolean(),
+  cooledDown: s.boolean().optional(),
+});
+
+export const proxyPoolStatusSchema = s
+  .object({
+    replicas: s.integer({ minimum: 0 }).optional().describe('Members that exist.'),
+    ready: s.integer({ minimum: 0 }).optional().describe('Members that are Ready.'),
+    updated: s.integer({ minimum: 0 }).optional().describe('Members made from the current template.'),
+    members: s.array(memberSchema, { maxItems: 10000 }).optional(),
+    gateway: s.string().optional().describe('The gateway endpoint, host:port.'),
+    conditions: s.array(conditionSchema, { mapKeys: ['type'] }).optional(),
+    observedGeneration: s.integer({ minimum: 0 }).optional(),
+  })
+  .describe('What the pool controller observed.');
+
+export type ProxyPoolSpec = Infer<typeof proxyPoolSpecSchema>;
+export type ProxyPoolSpecInput = InferInput<typeof proxyPoolSpecSchema>;
+export type ProxyPoolStatus = Infer<typeof proxyPoolStatusSchema>;
+export type PoolMemberStatus = Infer<typeof memberSchema>;
+
+/** The annotation naming a member to replace now (`kubectl annotate pxp NAME egress-proxies.dev/recycle=MEMBER`). */
+export const RECYCLE_ANNOTATION = 'egress-proxies.dev/recycle';
+/** The label every member carries: its pool's name. */
+export const POOL_LABEL = 'egress-proxies.dev/pool';
+/** The label holding the template hash a member was made from. */
+export const TEMPLATE_HASH_LABEL = 'egress-proxies.dev/pool-template';
+
+/** A ProxyPool object as read from the store. */
+export interface ProxyPoolObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta & { namespace: string };
+  spec: ProxyPoolSpecInput;
+  status?: ProxyPoolStatus;
+}
+
+/** The pool spec with defaults filled; throws `ProxySpecError`-like issues naming every bad field. */
+export function validateProxyPoolSpec(spec: unknown): ProxyPoolSpec {
+  const r = validate(proxyPoolSpecSchema, spec, 'spec');
+  if (!r.ok)
+    throw new Error(`invalid ProxyPool spec: ${r.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  return r.value;
+}

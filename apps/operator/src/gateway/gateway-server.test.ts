@@ -1,0 +1,270 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ProxyUsers } from './basic-auth.js';
+import {
+  GatewayConfigError,
+  MEMBER_HEADER,
+  MOVED_HEADER,
+  type RunningGateway,
+  startGateway,
+} from './gateway-server.js';
+import type { GatewayMember, Selection } from './member-table.js';
+import {
+  echoes,
+  egressVia,
+  getVia,
+  startEchoTarget,
+  startMember,
+  startTcpEcho,
+  type TestMember,
+  tunnelVia,
+} from './test-support.js';
+
+let members: TestMember[] = [];
+let target: Awaited<ReturnType<typeof startEchoTarget>>;
+let tcp: Awaited<ReturnType<typeof startTcpEcho>>;
+const gateways: RunningGateway[] = [];
+
+beforeAll(async () => {
+  members = await Promise.all(['m-a', 'm-b', 'm-c'].map((n, i) => startMember(n, `127.0.0.${11 + i}`)));
+  target = await startEchoTarget();
+  tcp = await startTcpEcho();
+});
+afterAll(async () => {
+  await Promise.all(members.map((m) => m.kill()));
+  await target.close();
+  await tcp.close();
+});
+afterEach(async () => {
+  target.banned.clear();
+  await Promise.all(gateways.splice(0).map((g) => g.close(0)));
+});
+
+async function gateway(
+  opts: Partial<Parameters<typeof startGateway>[0]> = {},
+  list: GatewayMember[] = members,
+) {
+  const g = await startGateway({ pool: 'test', ...opts });
+  g.members.setMembers(list);
+  gateways.push(g);
+  return g;
+}
+
+const count = (xs: string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
+
+describe('gateway: rotation', () => {
+  it.each<Selection>(['round-robin', 'least-connections'])(
+    '%s sends consecutive requests to every member in turn',
+    async (selection) => {
+      const g = await gateway({ selection });
+      const seen: string[] = [];
+      for (let i = 0; i < 6; i++) seen.push(await egressVia(g.port, target.url));
+      expect(count(seen)).toEqual(new Map(members.map((m) => [m.localAddress, 2])));
+    },
+  );
+
+  it('random reaches every member', async () => {
+    const g = await gateway({ selection: 'random' });
+    const seen = new Set<string>();
+    for (let i = 0; i < 60 && seen.size < 3; i++) seen.add(await egressVia(g.port, target.url));
+    expect(seen).toEqual(new Set(members.map((m) => m.localAddress)));
+  });
+
+  it('tunnels rotate too, and carry bytes both ways', async () => {
+    const g = await gateway();
+    const via = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const t = await tunnelVia(g.port, tcp.target);
+      expect(t.status).toBe(200);
+      via.add(t.headers[MEMBER_HEADER] ?? '');
+      await echoes(t.socket, `hello ${i}`);
+      t.socket.destroy();
+    }
+    expect(via).toEqual(new Set(['m-a', 'm-b', 'm-c']));
+  });
+});
+
+describe('gateway: sticky sessions', () => {
+  it('a session in the username sticks to one member, and moves (saying so) when that member leaves', async () => {
+    const g = await gateway();
+    const as = { user: 'alice-session-s42', password: 'x' };
+    const first = await getVia(g.port, target.url, as);
+    const pinned = first.headers[MEMBER_HEADER] as string;
+    for (let i = 0; i < 4; i++)
+      expect((await getVia(g.port, target.url, as)).headers[MEMBER_HEADER]).toBe(pinned);
+    g.members.setMembers(members.filter((m) => m.name !== pinned));
+    const moved = await getVia(g.port, target.url, as);
+    expect(moved.status).toBe(200);
+    expect(moved.headers[MEMBER_HEADER]).not.toBe(pinned);
+    expect(moved.headers[MOVED_HEADER]).toBe(pinned);
+    // Once moved, it sticks to the new member and stops saying it moved.
+    const again = await getVia(g.port, target.url, as);
+    expect(again.headers[MEMBER_HEADER]).toBe(moved.headers[MEMBER_HEADER]);
+    expect(again.headers[MOVED_HEADER]).toBeUndefined();
+  });
+
+  it('the session header works like the username suffix and is not forwarded', async () => {
+    const g = await gateway();
+    const ips = new Set<string>();
+    for (let i = 0; i < 3; i++)
+      ips.add(await egressVia(g.port, target.url, { headers: { 'x-egress-session': 'hdr-1' } }));
+    expect(ips.size).toBe(1);
+  });
+
+  it('two replicas pick the same member for each session without talking to each other', async () => {
+    const a = await gateway();
+    // The second replica learns the members in another order.
+    const b = await gateway({}, [...members].reverse());
+    const picks = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const as = { user: `u-session-k${i}`, password: '' };
+      const [ra, rb] = await Promise.all([getVia(a.port, target.url, as), getVia(b.port, target.url, as)]);
+      expect(rb.headers[MEMBER_HEADER]).toBe(ra.headers[MEMBER_HEADER]);
+      picks.add(ra.headers[MEMBER_HEADER] as string);
+    }
+    // Sessions are spread, not all on one member.
+    expect(picks.size).toBeGreaterThan(1);
+  });
+});
+
+describe('gateway: auth', () => {
+  const users = new ProxyUsers({ alice: 'pw-alice', bob: 'pw-bob' });
+
+  it('answers 407 to missing or wrong credentials, on plain HTTP and CONNECT, and serves each user', async () => {
+    const g = await gateway({ users });
+    const none = await getVia(g.port, target.url);
+    expect(none.status).toBe(407);
+    expect(none.headers['proxy-authenticate']).toMatch(/^Basic realm=/);
+    expect((await getVia(g.port, target.url, { user: 'alice', password: 'pw-bob' })).status).toBe(407);
+    expect((await getVia(g.port, target.url, { user: 'carol', password: 'pw-alice' })).status).toBe(407);
+    expect((await tunnelVia(g.port, tcp.target, { user: 'bob', password: 'nope' })).status).toBe(407);
+    expect((await getVia(g.port, target.url, { user: 'alice', password: 'pw-alice' })).status).toBe(200);
+    expect((await getVia(g.port, target.url, { user: 'bob-session-7', password: 'pw-bob' })).status).toBe(
+      200,
+    );
+    const t = await tunnelVia(g.port, tcp.target, { user: 'bob', password: 'pw-bob' });
+    expect(t.status).toBe(200);
+    t.socket.destroy();
+  });
+
+  it('refuses to listen on a non-loopback address without users', async () => {
+    await expect(startGateway({ pool: 'open', host: '0.0.0.0' })).rejects.toThrow(GatewayConfigError);
+    await expect(startGateway({ pool: 'open', host: '0.0.0.0' })).rejects.toThrow(
+      /refusing to listen on 0\.0\.0\.0 without proxy users/,
+    );
+    const g = await startGateway({ pool: 'authed', host: '0.0.0.0', users });
+    gateways.push(g);
+    expect(g.port).toBeGreaterThan(0);
+  });
+
+  it('never logs passwords', async () => {
+    const lines: string[] = [];
+    const sink = {
+      info: (o: object, m?: string) => lines.push(JSON.stringify(o) + (m ?? '')),
+      warn: (o: object, m?: string) => lines.push(JSON.stringify(o) + (m ?? '')),
+      error: (o: object, m?: string) => lines.push(JSON.stringify(o) + (m ?? '')),
+      debug: (o: object, m?: string) => lines.push(JSON.stringify(o) + (m ?? '')),
+      child: () => sink,
+    };
+    const secret = 'SENTINEL-pw-4242';
+    const g = await gateway({ users: new ProxyUsers({ alice: secret }), logger: sink }, [
+      ...members,
+      { name: 'dead', host: '127.0.0.1', port: 1 },
+    ]);
+    for (let i = 0; i < 5; i++)
+      await getVia(g.port, target.url, { user: 'alice-session-z', password: secret });
+    await getVia(g.port, target.url, { user: 'alice', password: `${secret}x` });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join('\n')).not.toContain(secret);
+  });
+});
+
+describe('gateway: failures and bans', () => {
+  it('a member killed mid-tunnel fails only its tunnel; new connections avoid it', async () => {
+    const doomed = await startMember('m-doomed', '127.0.0.19');
+    const list = [doomed, ...members];
+    const g = await gateway({}, list);
+    const tunnels = await Promise.all(list.map(() => tunnelVia(g.port, tcp.target)));
+    const onDoomed = tunnels.find((t) => t.headers[MEMBER_HEADER] === 'm-doomed');
+    const others = tunnels.filter((t) => t !== onDoomed);
+    expect(onDoomed).toBeDefined();
+    await doomed.kill();
+    await expect(echoes(onDoomed!.socket, 'ping')).rejects.toThrow(/tunnel closed|EPIPE|ECONNRESET/);
+    for (const t of others) await echoes(t.socket, 'still here');
+    // The dead member is still listed (the pool has not noticed yet): its connect fails, the
+    // gateway cools it down and retries the connection on another member.
+    const fresh: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const t = await tunnelVia(g.port, tcp.target);
+      expect(t.status).toBe(200);
+      fresh.push(t.headers[MEMBER_HEADER] ?? '');
+      t.socket.destroy();
+    }
+    expect(fresh).not.toContain('m-doomed');
+    expect(g.members.cooledDown().map((c) => c.member)).toEqual(['m-doomed']);
+    for (const t of others) t.socket.destroy();
+  });
+
+  it('cools down a member answering 429, shows it, and sends it nothing during the cooldown', async () => {
+    const banned = members[1] as TestMember;
+    target.banned.add(banned.localAddress);
+    const g = await gateway({ cooldownMs: 60 * 60_000 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await getVia(g.port, target.url)).status);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+    expect(g.members.cooledDown()).toEqual([
+      expect.objectContaining({ member: banned.name, reason: 'status-429' }),
+    ]);
+    const after: string[] = [];
+    for (let i = 0; i < 6; i++) after.push(await egressVia(g.port, target.url));
+    expect(after).not.toContain(banned.localAddress);
+    const text = await g.metrics.registry.metrics();
+    expect(text).toMatch(
+      new RegExp(
+        `egress_proxies_gateway_cooldowns_total\\{pool="test",member="${banned.name}",reason="status-429"\\} 1`,
+      ),
+    );
+    expect(text).toMatch(
+      new RegExp(`egress_proxies_gateway_member_cooled_down\\{pool="test",member="${banned.name}"\\} 1`),
+    );
+  });
+
+  it('a cooled-down member comes back after the cooldown', async () => {
+    let now = 1_000;
+    const g = await gateway({ cooldownMs: 5_000, now: () => now });
+    g.members.coolDown('m-a', 'status-403');
+    expect(g.members.eligible().map((m) => m.name)).toEqual(['m-b', 'm-c']);
+    now += 5_000;
+    expect(g.members.eligible().map((m) => m.name)).toEqual(['m-a', 'm-b', 'm-c']);
+  });
+
+  it('answers 503 when no member is eligible', async () => {
+    const g = await gateway({}, []);
+    expect((await getVia(g.port, target.url)).status).toBe(503);
+    expect((await tunnelVia(g.port, tcp.target)).status).toBe(503);
+  });
+});
+
+describe('gateway: drain', () => {
+  it('close() refuses new connections, lets open tunnels finish, then resolves', async () => {
+    const g = await gateway();
+    const t = await tunnelVia(g.port, tcp.target);
+    let closed = false;
+    const closing = g.close(60_000).then(() => {
+      closed = true;
+    });
+    await expect(getVia(g.port, target.url)).rejects.toThrow(/ECONNREFUSED/);
+    await echoes(t.socket, 'draining but alive');
+    expect(closed).toBe(false);
+    t.socket.end();
+    await closing;
+    expect(g.openConnections()).toBe(0);
+  });
+
+  it('close() cuts what is still open after the grace period', async () => {
+    const g = await gateway();
+    const t = await tunnelVia(g.port, tcp.target);
+    const gone = new Promise<void>((r) => t.socket.once('close', () => r()));
+    await g.close(50);
+    await gone;
+  });
+});

@@ -1,0 +1,13 @@
+export { loadProxyUsers, ProxyUsers } from './basic-auth.js';
+export { GatewayMetrics } from './gateway-metrics.js';
+export {
+  GatewayConfigError,
+  type GatewayOptions,
+  MEMBER_HEADER,
+  MOVED_HEADER,
+  type RunningGateway,
+  startGateway,
+} from './gateway-server.js';
+export { type GatewayMember, MemberTable, SELECTIONS, type Selection } from './member-table.js';
+export { rendezvousPick } from './rendezvous.js';
+export { SESSION_HEADER } from './session.js';

@@ -1,0 +1,37 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A member a pool created under `up`: enough to adopt it again after a restart. */
+export interface MemberRecord {
+  name: string;
+  provider?: string;
+  zone?: string;
+  createdAt: number;
+  templateHash: string;
+}
+
+export interface PoolState {
+  /** By pool key (`namespace/name`). */
+  members: Record<string, MemberRecord[]>;
+  /** Recycle annotation values already acted on, by pool key. */
+  recycled?: Record<string, string>;
+}
+
+const FILE = 'pools.json';
+
+export function readPoolState(stateDir: string): PoolState {
+  try {
+    const v = JSON.parse(readFileSync(join(stateDir, FILE), 'utf8')) as PoolState;
+    return v && typeof v.members === 'object' ? v : { members: {} };
+  } catch {
+    return { members: {} };
+  }
+}
+
+/** Atomic (temp file, then rename): a crash never leaves half a member list. */
+export function writePoolState(stateDir: string, state: PoolState): void {
+  mkdirSync(stateDir, { recursive: true });
+  const tmp = join(stateDir, `.${FILE}.${process.pid}.tmp`);
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  renameSync(tmp, join(stateDir, FILE));
+}

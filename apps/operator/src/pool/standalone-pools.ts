@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import { parseDuration } from '../api/duration.js';
+import type { ProxyObject } from '../api/proxy.js';
+import { POOL_LABEL, RECYCLE_ANNOTATION, TEMPLATE_HASH_LABEL } from '../api/proxy-pool.js';
+import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
+import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
+import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
+import type { FileProxyStore } from '../standalone/file-proxy-store.js';
+import type { LoadedDocuments, ProxyDocument } from '../standalone/proxy-documents.js';
+import { type MemberRecord, type PoolState, readPoolState, writePoolState } from './member-file.js';
+import { planInputFor } from './plan-input.js';
+import { planPool } from './plan-pool.js';
+import type { PoolDocument } from './pool-documents.js';
+import { templateHash } from './template-hash.js';
+
+/** What `up` shows about a pool. */
+export interface PoolView {
+  key: string;
+  replicas: number;
+  ready: number;
+  members: { name: string; ready: boolean; egressIP?: string; cooledDown: boolean }[];
+  gateway?: string;
+}
+
+export interface StandalonePoolsOptions {
+  stateDir: string;
+  logger?: OpLogger;
+  /** How often pools are re-planned (members change state between scans). */
+  intervalMs?: number;
+  now?: () => number;
+}
+
+/** Member names: the pool's name and five random lowercase characters, like a ReplicaSet's pods. */
+const suffix = () => [...randomBytes(5)].map((b) => 'bcdfghjklmnpqrstvwxz2456789'[b % 27]).join('');
+
+/**
+ * ProxyPools under `up`: members are Proxies this controller adds to the file store's documents
+ * (so the same reconciler creates them), planned by planPool, remembered in pools.json; each
+ * pool's gateway runs in-process over its Ready members.
+ */
+export class StandalonePools {
+  readonly #opts: StandalonePoolsOptions;
+  readonly #log: OpLogger;
+  readonly #state: PoolState;
+  readonly #docs = new Map<string, PoolDocument>();
+  readonly #gateways = new Map<string, RunningGateway>();
+  readonly #starting = new Map<string, Promise<void>>();
+  #store?: FileProxyStore;
+  #metrics?: GatewayMetrics | undefined;
+  #timer?: NodeJS.Timeout;
+  #stopped = false;
+
+  constructor(opts: StandalonePoolsOptions) {
+    this.#opts = opts;
+    this.#log = (opts.logger ?? silentOpLogger).child({ component: 'pools' });
+    this.#state = readPoolState(opts.stateDir);
+  }
+
+  /** The store to read members from; gateway metrics go on `metrics` (the operator's registry). */
+  attach(store: FileProxyStore, metrics?: GatewayMetrics): void {
+    this.#store = store;
+    this.#metrics = metrics;
+  }
+
+  /** Called by the store on every scan: the pool documents in, the member Proxies out. */
+  update(loaded: LoadedDocuments): ProxyDocument[] {
+    const unreadable = new Set(loaded.unreadable);
+    const seen = new Set<string>();
+    for (const d of loaded.pools ?? []) {
+      const key = `${d.namespace}/${d.name}`;
+      seen.add(key);
+      this.#docs.set(key, d);
+    }
+    // A pool whose file cannot be read right now keeps its members, like a Proxy keeps its spec.
+    for (const [key, d] of this.#docs)
+      if (!seen.has(key) && !unreadable.has(d.file)) {
+        this.#docs.delete(key);
+        delete this.#state.members[key];
+        this.#persist();
+      }
+    const out: ProxyDocument[] = [];
+    for (const [key, d] of this.#docs)
+      for (const m of this.#state.members[key] ?? []) out.push(this.#memberDocument(d, m));
+    return out;
+  }
+
+  start(): void {
+    const tick = () => {
+      if (this.#stopped) return;
+      void this.step().finally(() => {
+        this.#timer = setTimeout(tick, this.#opts.intervalMs ?? 1000);
+      });
+    };
+    tick();
+  }
+
+  /** Stops planning and drains the gateways (open tunnels get `graceMs`). */
+  async stop(graceMs = 5000): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await Promise.all([...this.#starting.values()]);
+    await Promise.all([...this.#gateways.values()].map((g) => g.close(graceMs)));
+    this.#gateways.clear();
+  }
+
+  views(): PoolView[] {
+    return [...this.#docs.entries()].map(([key, d]) => {
+      const members = (this.#state.members[key] ?? []).map((m) => this.#observe(d, m));
+      const g = this.#gateways.get(key);
+      return {
+        key,
+        replicas: d.spec.replicas,
+        ready: members.filter((m) => m.ready).length,
+        members: members.map(({ name, ready, egressIP, cooledDown }) => ({
+          name,
+          ready,
+          cooledDown,
+          ...(egressIP ? { egressIP } : {}),
+        })),
+        ...(g ? { gateway: g.url } : {}),
+      };
+    });
+  }
+
+  gateway(key: string): RunningGateway | undefined {
+    return this.#gateways.get(key);
+  }
+
+  /** One planning round over every pool; exposed for tests. */
+  async step(): Promise<void> {
+    const store = this.#store;
+    if (!store) return;
+    let changed = false;
+    for (const [key, d] of this.#docs) {
+      const members = this.#state.members[key] ?? [];
+      const hash = templateHash(d.spec.template);
+      const recycle = d.annotations[RECYCLE_ANNOTATION];
+      const fresh = recycle && this.#state.recycled?.[key] !== recycle ? recycle : undefined;
+      const observed = members.map((m) => this.#observe(d, m));
+      const plan = planPool(planInputFor(d.spec, observed, this.#now(), fresh));
+      if (fresh && plan.delete.some((x) => x.name === fresh)) {
+        this.#state.recycled = { ...this.#state.recycled, [key]: fresh };
+      }
+      if (plan.create.length || plan.delete.length) {
+        const gone = new Set(plan.delete.map((x) => x.name));
+        const next: MemberRecord[] = members.filter((m) => !gone.has(m.name));
+        for (const t of plan.create)
+          next.push({
+            name: `${d.name}-${suffix()}`,
+            provider: t.provider,
+            ...(t.zone ? { zone: t.zone } : {}),
+            createdAt: this.#now(),
+            templateHash: hash,
+          });
+        this.#state.members[key] = next;
+        this.#log.info(
+          {
+            pool: key,
+            created: plan.create.length,
+            deleted: plan.delete.map((x) => `${x.name} (${x.reason})`),
+          },
+          'pool: members changed',
+        );
+        changed = true;
+      }
+      await this.#ensureGateway(key, d);
+      const g = this.#gateways.get(key);
+      g?.members.setMembers(
+        (this.#state.members[key] ?? [])
+          .map((m) => ({ m, ep: store.endpoint(`${d.namespace}/${m.name}`), o: this.#observe(d, m) }))
+          .filter((x) => x.o.ready && x.ep)
+          .map((x) => ({ name: x.m.name, host: x.ep?.host as string, port: x.ep?.port as number })),
+      );
+    }
+    if (changed) {
+      this.#persist();
+      await store.rescan();
+    }
+  }
+
+  #observe(d: PoolDocument, m: MemberRecord) {
+    const key = `${d.namespace}/${m.name}`;
+    const o = this.#store?.get(key);
+    const ready =
+      o?.status?.phase === 'Ready' &&
+      this.#store?.endpoint(key) !== undefined &&
+      !o.metadata.deletionTimestamp;
+    const cooled = this.#gateways.get(`${d.namespace}/${d.name}`)?.members.cooledDown() ?? [];
+    return {
+      ...m,
+      ready,
+      cooledDown: cooled.some((c) => c.member === m.name),
+      ...(o?.status?.egressIP ? { egressIP: o.status.egressIP } : {}),
+    };
+  }
+
+  #memberDocument(d: PoolDocument, m: MemberRecord): ProxyDocument {
+    const t = d.spec.template;
+    const placement = { ...t.placement, ...(m.zone ? { zone: m.zone } : {}) };
+    const proxy: ProxyObject = {
+      apiVersion: 'egress-proxies.dev/v1alpha1',
+      kind: 'Proxy',
+      metadata: {
+        name: m.name,
+        namespace: d.namespace,
+        labels: { [POOL_LABEL]: d.name, [TEMPLATE_HASH_LABEL]: m.templateHash },
+      },
+      spec: {
+        ...t,
+        ...(m.provider ? { provider: m.provider } : {}),
+        ...(Object.keys(placement).length ? { placement } : {}),
+      },
+    };
+    // The file a member "comes from" is its pool's, so an unreadable pool file keeps it.
+    return { file: d.file, index: d.index, proxy };
+  }
+
+  async #ensureGateway(key: string, d: PoolDocument): Promise<void> {
+    if (this.#gateways.has(key) || this.#stopped || d.spec.gateway?.enabled === false) return;
+    const pending = this.#starting.get(key);
+    if (pending) return pending;
+    const gw = d.spec.gateway;
+    if (gw?.usersSecret)
+      this.#log.warn(
+        { pool: key },
+        'pool: standalone mode has no Secrets; the gateway listens on loopback without auth',
+      );
+    const opts = {
+      pool: key,
+      host: '127.0.0.1',
+      logger: this.#log,
+      ...(this.#metrics ? { metrics: this.#metrics } : {}),
+      ...(gw
+        ? {
+            selection: gw.selection,
+            sessionTtlMs: parseDuration(gw.sessionTTL),
+            cooldownMs: parseDuration(gw.cooldown),
+            banStatuses: gw.banStatuses,
+          }
+        : {}),
+    };
+    const start = (async () => {
+      const port = gw?.port ?? 8080;
+      try {
+        this.#gateways.set(key, await startGateway({ ...opts, port }));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        this.#log.warn({ pool: key, port }, 'pool: gateway port in use; listening on a free port instead');
+        this.#gateways.set(key, await startGateway({ ...opts, port: 0 }));
+      }
+    })().finally(() => this.#starting.delete(key));
+    this.#starting.set(key, start);
+    return start;
+  }
+
+  #now(): number {
+    return (this.#opts.now ?? Date.now)();
+  }
+
+  #persist(): void {
+    writePoolState(this.#opts.stateDir, this.#state);
+  }
+}

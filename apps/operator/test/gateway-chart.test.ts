@@ -1,0 +1,80 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+// The chart's gateway templates (templates/gateway.yaml), rendered by the real helm.
+const chart = join(import.meta.dirname, '..', '..', '..', 'chart');
+let helm: string;
+
+beforeAll(() => {
+  helm = execFileSync('bash', [join(import.meta.dirname, '..', 'scripts', 'ensure-helm.sh')], {
+    encoding: 'utf8',
+  }).trim();
+}, 45 * 60_000);
+
+const render = (...set: string[]) =>
+  spawnSync(
+    helm,
+    ['template', 'x', chart, '-n', 'egress-proxies-system', ...set.flatMap((s) => ['--set', s])],
+    {
+      encoding: 'utf8',
+    },
+  );
+
+type Doc = { kind: string; metadata: { name: string; namespace: string }; spec?: Record<string, unknown> };
+
+describe('chart: gateway', () => {
+  it('renders nothing for gateways by default', () => {
+    const r = render();
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toContain('component: gateway');
+  });
+
+  it('renders a Deployment, Service and reader rights per pool, with auth from the users Secret', () => {
+    const r = render(
+      'gateways[0].pool=crawl',
+      'gateways[0].namespace=team-a',
+      'gateways[0].usersSecret=crawl-users',
+      'gateways[0].selection=least-connections',
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const docs = parseAllDocuments(r.stdout)
+      .map((d) => d.toJS() as Doc)
+      .filter((d) => d?.metadata?.name === 'crawl-gateway');
+    expect(docs.map((d) => d.kind).sort()).toEqual([
+      'Deployment',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ]);
+    for (const d of docs) expect(d.metadata.namespace).toBe('team-a');
+    const dep = docs.find((d) => d.kind === 'Deployment') as unknown as {
+      spec: {
+        template: {
+          spec: { containers: { args: string[] }[]; volumes: { secret?: { secretName: string } }[] };
+        };
+      };
+    };
+    const args = dep.spec.template.spec.containers[0]?.args ?? [];
+    expect(args).toEqual(
+      expect.arrayContaining([
+        'gateway',
+        '--pool=team-a/crawl',
+        '--listen=0.0.0.0:8080',
+        '--users-dir=/etc/egress-proxies/gateway-users',
+        '--selection=least-connections',
+      ]),
+    );
+    expect(dep.spec.template.spec.volumes[0]?.secret?.secretName).toBe('crawl-users');
+  });
+
+  it('refuses a gateway without users, naming the pool', () => {
+    const r = render('gateways[0].pool=crawl');
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(
+      'gateways[crawl].usersSecret: a gateway outside loopback needs Basic auth users',
+    );
+  });
+});

@@ -1,0 +1,133 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { egressThrough } from '../src/pool/check-gateway.js';
+import { down } from '../src/standalone/down.js';
+import { startEchoServer } from '../src/standalone/echo-server.js';
+import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
+
+// ProxyPools under `up` over the real local provider (Node engine, one loopback egress address
+// per member): the pool controller, the Proxy reconciler underneath and the in-process gateway.
+const dir = mkdtempSync(join(tmpdir(), 'ep-pool-'));
+const stateDir = join(dir, 'state');
+const providersPath = join(dir, 'providers.yaml');
+const docsPath = join(dir, 'pools.yaml');
+let echo: Awaited<ReturnType<typeof startEchoServer>>;
+let sa: RunningStandalone | undefined;
+
+const pool = (replicas: number, extra = '') => `apiVersion: egress-proxies.dev/v1alpha1
+kind: ProxyPool
+metadata:
+  name: crawl${extra}
+spec:
+  replicas: ${replicas}
+  template:
+    provider: local
+    probe: {target: "${echo.url}", interval: 30s, timeout: 2s, retries: 1}
+  rotation: {minReady: ${Math.min(replicas, 2)}, maxSurge: 1}
+  gateway: {port: ${echo.port}}
+`;
+
+async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; pools: ${JSON.stringify(sa?.pools.views())}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const view = () => sa?.pools.views().find((p) => p.key === 'default/crawl');
+const readyNames = () =>
+  view()
+    ?.members.filter((m) => m.ready)
+    .map((m) => m.name) ?? [];
+const settled = (n: number) =>
+  waitFor(`${n} Ready members and no others`, () => {
+    const v = view();
+    return v && v.members.length === n && v.ready === n ? v : undefined;
+  });
+
+beforeAll(async () => {
+  echo = await startEchoServer();
+  writeFileSync(
+    providersPath,
+    `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 23300, max: 23349}, engine: node, loopbackEgress: true}\n`,
+  );
+});
+afterAll(async () => {
+  await sa?.stop();
+  if (existsSync(stateDir)) await down({ providersPath, stateDir }).catch(() => {});
+  await echo?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ProxyPool under up', () => {
+  it('keeps the pool at size, routes its gateway over every member, scales, recycles and deletes', async () => {
+    writeFileSync(docsPath, pool(2));
+    sa = await startStandalone({
+      proxyPaths: [docsPath],
+      providersPath,
+      stateDir,
+      debounceMs: 50,
+      rescanMs: 300,
+      pollIntervalMs: 200,
+      failedProbeRetryMs: 300,
+      defaultProbeTarget: echo.url,
+    });
+    const v2 = await settled(2);
+    // The port in the spec is taken (the echo server holds it): the gateway took a free one.
+    expect(v2.gateway).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await sa.pools.step();
+    const spread = await egressThrough(v2.gateway as string, echo.url, { count: 4 });
+    expect(new Set(spread).size).toBe(2);
+    const sticky = await egressThrough(v2.gateway as string, echo.url, { count: 3, session: 's1' });
+    expect(new Set(sticky).size).toBe(1);
+    // The gateway's metrics are on the operator's /metrics, per pool and member.
+    const text = await sa.metrics.registry.metrics();
+    expect(text).toMatch(
+      /egress_proxies_gateway_connections_total\{pool="default\/crawl",member="crawl-[a-z0-9]{5}",kind="http"\} \d+/,
+    );
+
+    // Scale up: one more member, the two first ones kept.
+    const first = readyNames();
+    writeFileSync(docsPath, pool(3));
+    const v3 = await settled(3);
+    expect(v3.members.map((m) => m.name)).toEqual(expect.arrayContaining(first));
+
+    // Recycle one member on demand: it is replaced, and the Ready count never drops below minReady.
+    const victim = first[0] as string;
+    writeFileSync(
+      docsPath,
+      `${pool(3)}`.replace(
+        '  name: crawl\n',
+        `  name: crawl\n  annotations: {egress-proxies.dev/recycle: ${victim}}\n`,
+      ),
+    );
+    let lowest = 3;
+    await waitFor('the recycled member replaced', () => {
+      const v = view();
+      if (v) lowest = Math.min(lowest, v.ready);
+      return v && !v.members.some((m) => m.name === victim) && v.ready === 3 ? v : undefined;
+    });
+    expect(lowest).toBeGreaterThanOrEqual(2);
+
+    // Scale down to one, then remove the pool: its members are deleted with it.
+    writeFileSync(
+      docsPath,
+      pool(1).replace(
+        '  name: crawl\n',
+        `  name: crawl\n  annotations: {egress-proxies.dev/recycle: ${victim}}\n`,
+      ),
+    );
+    await settled(1);
+    writeFileSync(docsPath, '');
+    await waitFor(
+      'the pool and its members gone',
+      () => sa?.store.records().length === 0 && view() === undefined,
+    );
+  });
+});

@@ -1,0 +1,30 @@
+import type { OpContext } from './context.js';
+import { decodeState } from './state-file.js';
+
+/** Serializes choices across creates, like the port lock: two new proxies never share an address. */
+export const LOOPBACK_EGRESS_LOCK = '\0loopback-egress';
+
+/** 127.0.0.1 stays the host's own; proxies get .2 upwards. */
+const FIRST = 2;
+const LAST = 254;
+
+/** The lowest 127.0.0.N (N >= 2) no other instance of this provider leaves from (pure). */
+export function freeLoopbackAddress(inUse: ReadonlySet<string>): string | undefined {
+  for (let n = FIRST; n <= LAST; n++) {
+    const a = `127.0.0.${n}`;
+    if (!inUse.has(a)) return a;
+  }
+  return undefined;
+}
+
+/** The outgoing addresses this provider's instances use now, from their state files. */
+export async function loopbackAddressesInUse(ctx: OpContext): Promise<Set<string>> {
+  const used = new Set<string>();
+  for (const name of await ctx.backend.listStates(ctx.signal)) {
+    const raw = await ctx.backend.readState(ctx.signal, name);
+    if (raw === undefined) continue;
+    const d = decodeState(raw);
+    if (d.kind === 'marked' && d.record.localAddress) used.add(d.record.localAddress);
+  }
+  return used;
+}
