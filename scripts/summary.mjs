@@ -43,6 +43,7 @@ for (const p of workspacePackages()) {
 for (const [file, label] of [
   ['package-checks.json', 'package checks'],
   ['first-command.json', 'first command (npm start -- --once)'],
+  ['readme-blocks.json', 'README examples (type-checked)'],
 ]) {
   const path = join(root, '.test-results', file);
   if (!existsSync(path)) {
