@@ -1,4 +1,5 @@
 import { LOG_LEVELS } from '../log/logger.js';
+import { LOG_FORMATS, type LogFormat } from '../log/text-format.js';
 import { FlagError } from './flag-error.js';
 import { FlagReader, type FlagWording } from './flag-reader.js';
 import { TUNING_OPTIONS, type TuningFlags } from './tuning-flags.js';
@@ -17,6 +18,7 @@ export interface StandaloneFlags extends TuningFlags {
   timeoutMs: number;
   http?: { host: string; port: number };
   logFile?: string;
+  logFormat: LogFormat;
 }
 
 export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers PROVIDERS [flags]
@@ -38,7 +40,8 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   --health-interval DURATION    provider health check period (default 1m)
   --metrics-bind-address H:P    serve /metrics, /healthz, /readyz (default: off)
   --log-level LEVEL             fatal, error, warn, info, debug, trace (default info)
-  --log-file PATH               JSON logs (default <state-dir>/up.log)
+  --log-file PATH               the log file (default <state-dir>/up.log)
+  --log-format FORMAT           json (one object a line, default) or text (for reading with less)
 `;
 
 const STANDALONE_WORDING: FlagWording = {
@@ -67,6 +70,7 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
       timeout: { type: 'string' },
       'metrics-bind-address': { type: 'string' },
       'log-file': { type: 'string' },
+      'log-format': { type: 'string' },
     },
     STANDALONE_WORDING,
     command,
@@ -98,6 +102,7 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     healthIntervalMs: r.duration('health-interval', '1m'),
     ...(bind ? { http: { host: bind.host || '127.0.0.1', port: bind.port } } : {}),
     logLevel,
+    logFormat: r.oneOf('log-format', 'json', LOG_FORMATS),
     ...(logFile ? { logFile } : {}),
   };
 }
