@@ -131,6 +131,8 @@ async function main(argv: string[]): Promise<number> {
       case 'version':
       case '--version':
       case '-v':
+        if (rest.length > 0)
+          throw new FlagError(`version: takes no arguments, got ${JSON.stringify(rest[0])}`);
         process.stdout.write(`egress-proxies ${cliVersion()}\n`);
         return 0;
       case 'secret':

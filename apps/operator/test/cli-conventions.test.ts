@@ -28,6 +28,9 @@ describe('CLI conventions', () => {
       expect(r.stdout).toBe(`egress-proxies ${version}\n`);
       expect(r.stderr).toBe('');
     }
+    const extra = await cli('--version', '--bogus');
+    expect(extra.status).toBe(2);
+    expect(extra.stderr).toContain('"--bogus"');
   });
 
   it.each(COMMANDS)(
