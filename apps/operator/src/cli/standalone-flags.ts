@@ -28,7 +28,7 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   -f, --file PATH               Proxy documents (several per file; a directory of .yaml files); repeatable
   --providers PATH              providers config (the same format as in the cluster)
   --state-dir DIR               state file and installation id (default $EGRESS_PROXIES_STATE_DIR or ./.egress-proxies)
-  --output MODE                 table (live, on a terminal), plain (a line per change), json (a line per change); default: table on a terminal, plain otherwise
+  --output MODE                 table (live, on a terminal), plain (a line per change), json (a typed record a line, nothing else); default: table on a terminal, plain otherwise
   --demo                        start a loopback echo server and probe every Proxy without spec.probe through it
   --demo-port PORT              the echo server's port (default: any free port)
   --once                        exit 0 once every Proxy is Ready (1 when --timeout passes first)
