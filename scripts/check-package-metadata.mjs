@@ -3,7 +3,7 @@
 // directory), homepage, bugs, keywords, the full Apache-2.0 text in a shipped LICENSE, and a README
 // whose links work off GitHub (absolute, since npm does not serve the repository's other files).
 // Writes {passed, failed, problems} to .test-results/package-metadata.json for the summary.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { publishable, root } from './workspace.mjs';
@@ -45,25 +45,27 @@ export function metadataProblems(p, packed) {
   return out;
 }
 
+/** The files `npm pack` would ship (run for every package at once: each takes seconds). */
 function packedFiles(dir) {
-  const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-    cwd: dir,
-    encoding: 'utf8',
+  return new Promise((resolve) => {
+    execFile('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir }, (err, stdout) => {
+      try {
+        resolve(err ? [] : JSON.parse(stdout)[0].files.map((f) => f.path));
+      } catch {
+        resolve([]);
+      }
+    });
   });
-  if (r.status !== 0) return [];
-  try {
-    return JSON.parse(r.stdout)[0].files.map((f) => f.path);
-  } catch {
-    return [];
-  }
 }
 
-function main() {
+async function main() {
   const problems = [];
   let passed = 0;
   let failed = 0;
-  for (const p of publishable()) {
-    const found = metadataProblems(p, packedFiles(p.dir));
+  const packages = publishable();
+  const packed = await Promise.all(packages.map((p) => packedFiles(p.dir)));
+  for (const [i, p] of packages.entries()) {
+    const found = metadataProblems(p, packed[i] ?? []);
     if (found.length === 0) passed += 1;
     else failed += 1;
     for (const f of found) problems.push(`${p.rel}: ${f}`);
@@ -78,4 +80,4 @@ function main() {
   return failed === 0 ? 0 : 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exit(main());
+if (import.meta.url === `file://${process.argv[1]}`) process.exit(await main());
