@@ -45,6 +45,9 @@ if (job === 'test') {
   step('package checks (publint, attw, node 20/22 imports)', process.execPath, [
     'scripts/check-packages.mjs',
   ]);
+  // Every README's TypeScript examples, compiled as a consumer's project would.
+  step('README examples', process.execPath, ['scripts/check-readme-blocks.mjs']);
+  step('package metadata (npm page and tarball)', process.execPath, ['scripts/check-package-metadata.mjs']);
   // The README's first command, run the way a newcomer runs it (`npm start -- --once`).
   step('first command', process.execPath, ['scripts/first-command-check.mjs']);
   const code = run(process.execPath, ['scripts/summary.mjs', ...failures.map((f) => `--failed-step=${f}`)]);

@@ -43,6 +43,8 @@ for (const p of workspacePackages()) {
 for (const [file, label] of [
   ['package-checks.json', 'package checks'],
   ['first-command.json', 'first command (npm start -- --once)'],
+  ['readme-blocks.json', 'README examples (type-checked)'],
+  ['package-metadata.json', 'package metadata'],
 ]) {
   const path = join(root, '.test-results', file);
   if (!existsSync(path)) {

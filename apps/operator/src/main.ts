@@ -5,11 +5,15 @@ import { join } from 'node:path';
 import { ProvidersConfigError } from '@egress-proxies/contract';
 import { KubeConfig } from '@kubernetes/client-node';
 import { crdFiles } from './api/crd.js';
+import { COMMAND_USAGE, cliVersion, jsonOutputRequested, wantsHelp } from './cli/command-help.js';
+import { parseCrdsFlags } from './cli/crds-flags.js';
 import { FlagError } from './cli/flag-error.js';
 import { parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
+import { secretCommand } from './cli/secret-command.js';
 import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
 import { GATEWAY_USAGE } from './gateway/gateway-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from './log/logger.js';
+import { textDestination } from './log/text-format.js';
 import { startOperator } from './operator.js';
 import { bundledRegistry } from './providers/bundled.js';
 import { downCommand, type Io, statusCommand, upCommand } from './standalone/commands.js';
@@ -24,6 +28,10 @@ commands:
   status            the status an \`up\` reported, from another shell
   down              delete what \`up\` created (this state dir's installation)
   gateway           the endpoint of a ProxyPool (or of fixed members): one HTTP proxy in front of many
+  secret KIND       print (or --apply) the Secret for kvm-ssh, proxmox-token or gcp-key credentials
+  version           print the version (also --version)
+
+\`egress-proxies <command> --help\` prints one command's flags.
 
 ${RUN_USAGE}
 ${STANDALONE_USAGE}
@@ -47,7 +55,10 @@ function terminalIo(signals = false): Io {
 
 async function run(args: string[]): Promise<number> {
   const flags = parseRunFlags(args);
-  const log = createOperatorLogger(flags.logLevel);
+  const log = createOperatorLogger(
+    flags.logLevel,
+    flags.logFormat === 'text' ? textDestination() : undefined,
+  );
   const tracing = startTracing(flags.otlpEndpoint ? { endpoint: flags.otlpEndpoint } : {});
   const kc = new KubeConfig();
   const where = flags.kubeconfig ?? 'the default kubeconfig (in-cluster, $KUBECONFIG or ~/.kube/config)';
@@ -110,9 +121,8 @@ async function run(args: string[]): Promise<number> {
 
 function crds(args: string[]): number {
   const files = crdFiles();
-  const i = args.indexOf('--out');
-  if (i >= 0) {
-    const dir = args[i + 1];
+  const { out: dir } = parseCrdsFlags(args);
+  if (dir !== undefined) {
     if (!dir) throw new FlagError('--out: a directory is required');
     mkdirSync(dir, { recursive: true });
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
@@ -124,8 +134,22 @@ function crds(args: string[]): number {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const usage = command === undefined ? undefined : COMMAND_USAGE[command];
+  if (usage && wantsHelp(rest)) {
+    process.stdout.write(usage);
+    return 0;
+  }
   try {
     switch (command) {
+      case 'version':
+      case '--version':
+      case '-v':
+        if (rest.length > 0)
+          throw new FlagError(`version: takes no arguments, got ${JSON.stringify(rest[0])}`);
+        process.stdout.write(`egress-proxies ${cliVersion()}\n`);
+        return 0;
+      case 'secret':
+        return await secretCommand(rest, terminalIo());
       case 'run':
         return await run(rest);
       case 'crds':
@@ -152,6 +176,15 @@ async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
+    if (jsonOutputRequested(rest)) {
+      // --output json: the error is a record too, so a script never meets an unparsable line.
+      const bad = ProvidersConfigError.isInstance(err) || FlagError.isInstance(err);
+      const message = err instanceof Error ? err.message : String(err);
+      process.stderr.write(
+        `${JSON.stringify({ type: 'error', code: bad ? 'INVALID_INPUT' : 'FAILED', message })}\n`,
+      );
+      return bad ? 2 : 1;
+    }
     if (ProvidersConfigError.isInstance(err) || FlagError.isInstance(err)) {
       process.stderr.write(`egress-proxies: ${err.message}\n`);
       return 2;

@@ -150,9 +150,11 @@ describe('leader election, metrics and tracing', () => {
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
       const text = await (await fetch(`${base}/metrics`)).text();
-      expect(text).toContain('egress_proxies_leader');
+      expect(text).toContain('leader_election_master_status{name="egress-proxies-operator"}');
       if (leader === a) {
-        expect(text).toMatch(/egress_proxies_reconcile_total\{outcome="ok"\} \d+/);
+        expect(text).toMatch(
+          /controller_runtime_reconcile_total\{controller="proxy",result="success",outcome="ok"\} \d+/,
+        );
         expect(text).toMatch(
           /egress_proxies_provider_operation_duration_seconds_count\{provider="ref",operation="create"\} 1/,
         );
@@ -288,7 +290,9 @@ describe('two operator processes', () => {
     });
   const leaderGauge = async (port: number) => {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return Number(/^egress_proxies_leader (\d+)/m.exec(text)?.[1] ?? 'NaN');
+    return Number(
+      /^leader_election_master_status\{name="egress-proxies-operator"\} (\d+)/m.exec(text)?.[1] ?? 'NaN',
+    );
   };
 
   it('elects one leader; when it exits the other takes over', async () => {

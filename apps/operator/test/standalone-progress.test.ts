@@ -9,6 +9,7 @@ import {
 } from '@egress-proxies/conformance/reference';
 import { type CheckResult, loggerOf, type Provider, ProviderRegistry } from '@egress-proxies/contract';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ProviderJson, ProxyJson } from '../src/cli/json-records.js';
 import { parseStandaloneFlags } from '../src/cli/standalone-flags.js';
 import { type Io, statusCommand } from '../src/standalone/commands.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
@@ -87,8 +88,8 @@ function status(output: 'json' | 'table') {
 }
 const json = () =>
   JSON.parse(status('json')) as {
-    proxies: { name: string; phase: string; message: string; progress?: string }[];
-    providers: { name: string; type: string; ready: string; targets: string; problem: string }[];
+    proxies: ProxyJson[];
+    providers: ProviderJson[];
   };
 
 async function until<T>(what: string, fn: () => T | undefined | false, ms = 15_000): Promise<T> {
@@ -130,12 +131,20 @@ spec:
     // The first health round: the provider is reported not ready with its first failing reason.
     await sa.healthChecked;
     const notReady = await until('the provider not ready in status', () =>
-      json().providers.find((p) => p.name === 'fake' && p.ready === 'false'),
+      json().providers.find((p) => p.name === 'fake' && p.ready === false),
     );
     expect(notReady).toMatchObject({
-      type: 'local',
-      targets: '0/1',
-      problem: 'host-a: EngineUnavailable: the engine is not installed',
+      type: 'provider',
+      providerType: 'local',
+      summary: '0/1',
+      targets: [
+        {
+          target: 'host-a',
+          ready: false,
+          reason: 'EngineUnavailable',
+          message: 'the engine is not installed',
+        },
+      ],
     });
     expect(status('table')).toMatch(/^fake\s+local\s+false\s+0\/1\s+host-a: EngineUnavailable/m);
 
@@ -155,9 +164,9 @@ spec:
     // The checker flips: the next round (200 ms later) reports the provider ready.
     checkerReady = true;
     const readyNow = await until('the provider ready in status', () =>
-      json().providers.find((p) => p.name === 'fake' && p.ready === 'true'),
+      json().providers.find((p) => p.name === 'fake' && p.ready === true),
     );
-    expect(readyNow).toMatchObject({ targets: '1/1', problem: '' });
+    expect(readyNow).toMatchObject({ summary: '1/1', targets: [{ target: 'host-a', ready: true }] });
 
     // The step ends: the final state, without progress.
     openGate();
@@ -165,7 +174,7 @@ spec:
       json().proxies.find((p) => p.name === 'slow' && p.phase === 'Ready'),
     );
     expect(done.progress).toBeUndefined();
-    expect(done.message).not.toContain('%');
+    expect(done.message ?? '').not.toContain('%');
     expect(status('table')).not.toContain('image download');
   });
 });

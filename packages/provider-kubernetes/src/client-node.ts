@@ -14,6 +14,7 @@ import type {
 } from '@kubernetes/client-node';
 import { apiErrorFromBody } from './api-error.js';
 import type { KubeBackend, PodView } from './backend.js';
+import { missingDefaultKubeconfig } from './default-kubeconfig.js';
 
 /** The request a custom fetch receives (node-fetch's shape; `agent` carries the kubeconfig's TLS settings). */
 export interface KubeFetchInit {
@@ -78,10 +79,14 @@ export function createClientNodeBackend(
         } else if (options.kubeConfig) {
           kc = options.kubeConfig;
         } else {
+          const missing = missingDefaultKubeconfig();
+          if (missing) throw new MissingKubeconfig(missing);
           kc = new k8s.KubeConfig();
           kc.loadFromDefault();
         }
       } catch (err) {
+        if (err instanceof MissingKubeconfig)
+          throw permanentError(err.message, { code: ErrorCode.InvalidConfig });
         // The parser's message can quote the document, which may hold a token: say only where.
         throw permanentError('the kubeconfig could not be loaded (not valid YAML or JSON)', {
           code: ErrorCode.InvalidConfig,
@@ -201,6 +206,9 @@ export function createClientNodeBackend(
       }),
   };
 }
+
+/** No kubeconfig anywhere client-node looks; its message says where it looked. */
+class MissingKubeconfig extends Error {}
 
 function serverOf(kc: ClientNodeOptions['kubeConfig']): string {
   if (kc && typeof kc !== 'string') return kc.getCurrentCluster()?.server ?? '';

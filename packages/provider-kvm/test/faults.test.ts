@@ -1,5 +1,5 @@
 import { describeRealFaults } from '@egress-proxies/kvm-common/test';
-import { startLibvirtTestEnv } from '@egress-proxies/testenv-libvirt';
+import { startRealSuiteEnv } from '@egress-proxies/testenv-libvirt';
 import { createKvmProvider, kvmFlavour } from '../src/index.js';
 
-describeRealFaults({ flavour: kvmFlavour, createProvider: createKvmProvider, startEnv: startLibvirtTestEnv });
+describeRealFaults({ flavour: kvmFlavour, createProvider: createKvmProvider, startEnv: startRealSuiteEnv });

@@ -5,7 +5,7 @@ import {
   testFlavour as kvm2LikeFlavour,
   DomainInterfaceAddressesSource as Source,
 } from '@egress-proxies/kvm-common/test';
-import { startLibvirtTestEnv } from '@egress-proxies/testenv-libvirt';
+import { startRealSuiteEnv } from '@egress-proxies/testenv-libvirt';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   BasicTracerProvider,
@@ -17,7 +17,7 @@ import { createKvmProvider, kvmFlavour } from '../src/index.js';
 // kvm on a real libvirtd reached through a real private sshd: the family's shared sequences, held
 // to what kvm must show there (its own namespace, ARP asked first).
 
-const real = { flavour: kvmFlavour, createProvider: createKvmProvider, startEnv: startLibvirtTestEnv };
+const real = { flavour: kvmFlavour, createProvider: createKvmProvider, startEnv: startRealSuiteEnv };
 const exporter = new InMemorySpanExporter();
 
 describeRealBackend({

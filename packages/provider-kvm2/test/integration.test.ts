@@ -5,7 +5,7 @@ import {
   otherFlavour as kvmLikeFlavour,
   DomainInterfaceAddressesSource as Source,
 } from '@egress-proxies/kvm-common/test';
-import { startLibvirtTestEnv } from '@egress-proxies/testenv-libvirt';
+import { startRealSuiteEnv } from '@egress-proxies/testenv-libvirt';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   BasicTracerProvider,
@@ -18,7 +18,7 @@ import { createKvm2Provider, kvm2Flavour } from '../src/index.js';
 // to what kvm2 must show there (its own namespace, the guest agent asked first). The guest does
 // not need to boot: `domainType: qemu` (TCG) runs the firmware, which is all "running" needs.
 
-const real = { flavour: kvm2Flavour, createProvider: createKvm2Provider, startEnv: startLibvirtTestEnv };
+const real = { flavour: kvm2Flavour, createProvider: createKvm2Provider, startEnv: startRealSuiteEnv };
 const exporter = new InMemorySpanExporter();
 
 describeRealBackend({

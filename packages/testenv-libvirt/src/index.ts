@@ -10,6 +10,14 @@ export { ensurePackages, missingPackages, REQUIRED_PACKAGES } from './packages.j
 export { LIBVIRT_SOCKET } from './paths.js';
 export { type CreatePoolOptions, cleanupStalePools, createPool, POOL_PREFIX, type TestPool } from './pool.js';
 export { isAlive, terminate } from './processes.js';
+export {
+  REMOTE_ENV_VARS,
+  type RemoteHostSettings,
+  type RemoteLibvirtTestEnv,
+  remoteHostFromEnv,
+  startRealSuiteEnv,
+  startRemoteLibvirtTestEnv,
+} from './remote-env.js';
 export { libvirtdAnswers } from './socket-probe.js';
 export { generateKeyPair, type KeyPair, knownHostsPattern } from './ssh-keys.js';
 export { type SshEndpoint, type StartSshdOptions, startSshd, type TcpForwarding } from './sshd.js';

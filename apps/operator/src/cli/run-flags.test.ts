@@ -15,6 +15,7 @@ describe('parseRunFlags', () => {
       healthIntervalMs: 60_000,
       http: { host: '0.0.0.0', port: 8080 },
       logLevel: 'info',
+      logFormat: 'json',
     });
   });
 

@@ -1,4 +1,5 @@
 import { LOG_LEVELS } from '../log/logger.js';
+import { LOG_FORMATS, type LogFormat } from '../log/text-format.js';
 import { FlagError } from './flag-error.js';
 import { FlagReader, type FlagWording } from './flag-reader.js';
 import { TUNING_OPTIONS, type TuningFlags } from './tuning-flags.js';
@@ -15,6 +16,7 @@ export interface RunFlags extends TuningFlags {
   defaultProbeTarget?: string;
   probeCaFile?: string;
   otlpEndpoint?: string;
+  logFormat: LogFormat;
 }
 
 export const RUN_USAGE = `usage: egress-proxies run [flags]
@@ -33,12 +35,13 @@ export const RUN_USAGE = `usage: egress-proxies run [flags]
   --health-interval DURATION    provider health check period (default 1m)
   --http-bind-address HOST:PORT /metrics, /healthz, /readyz (default 0.0.0.0:8080)
   --log-level LEVEL             fatal, error, warn, info, debug, trace (default info); providers log at debug/trace
+  --log-format FORMAT           json (one object a line, default) or text (for a terminal)
   --default-probe-target URL    probe target for Proxies without spec.probe
   --probe-ca-file PATH          extra CA bundle for https probe targets
   --otlp-endpoint URL           OTLP/HTTP traces endpoint (default $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
 `;
 
-const RUN_WORDING: FlagWording = {
+export const RUN_WORDING: FlagWording = {
   duration: (flag, shown) => `${flag}: invalid duration ${shown} (expected e.g. 30s, 5m, 1h)`,
   integer: (flag, shown, min, max) => `${flag}: expected an integer from ${min} to ${max}, got ${shown}`,
   oneOf: (flag, shown, allowed) => `${flag}: expected one of ${allowed.join(', ')}, got ${shown}`,
@@ -62,12 +65,14 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
       'default-probe-target': { type: 'string' },
       'probe-ca-file': { type: 'string' },
       'otlp-endpoint': { type: 'string' },
+      'log-format': { type: 'string' },
     },
     RUN_WORDING,
   );
   const str = (k: string) => r.string(k);
   const workers = r.integer('workers', 4, 1, 256);
   const logLevel = r.oneOf('log-level', 'info', LOG_LEVELS);
+  const logFormat = r.oneOf('log-format', 'json', LOG_FORMATS);
   const target = str('default-probe-target');
   if (target !== undefined && !/^https?:\/\/\S+$/.test(target)) {
     throw new FlagError(`--default-probe-target: expected an http(s) URL, got ${JSON.stringify(target)}`);
@@ -96,6 +101,7 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
     // An IPv6 host may be written in brackets, as in a URL.
     http: { host: bind.host || '0.0.0.0', port: bind.port },
     logLevel,
+    logFormat,
   };
   if (str('kubeconfig')) flags.kubeconfig = str('kubeconfig');
   if (installationId) flags.installationId = installationId;

@@ -1,4 +1,5 @@
 import { LOG_LEVELS } from '../log/logger.js';
+import { LOG_FORMATS, type LogFormat } from '../log/text-format.js';
 import { FlagError } from './flag-error.js';
 import { FlagReader, type FlagWording } from './flag-reader.js';
 import { TUNING_OPTIONS, type TuningFlags } from './tuning-flags.js';
@@ -17,6 +18,7 @@ export interface StandaloneFlags extends TuningFlags {
   timeoutMs: number;
   http?: { host: string; port: number };
   logFile?: string;
+  logFormat: LogFormat;
 }
 
 export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers PROVIDERS [flags]
@@ -26,7 +28,7 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   -f, --file PATH               Proxy documents (several per file; a directory of .yaml files); repeatable
   --providers PATH              providers config (the same format as in the cluster)
   --state-dir DIR               state file and installation id (default $EGRESS_PROXIES_STATE_DIR or ./.egress-proxies)
-  --output MODE                 table (live, on a terminal), plain (a line per change), json (a line per change); default: table on a terminal, plain otherwise
+  --output MODE                 table (live, on a terminal), plain (a line per change), json (a typed record a line, nothing else); default: table on a terminal, plain otherwise
   --demo                        start a loopback echo server and probe every Proxy without spec.probe through it
   --demo-port PORT              the echo server's port (default: any free port)
   --once                        exit 0 once every Proxy is Ready (1 when --timeout passes first)
@@ -39,7 +41,8 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   --health-interval DURATION    provider health check period (default 1m)
   --metrics-bind-address H:P    serve /metrics, /healthz, /readyz (default: off)
   --log-level LEVEL             fatal, error, warn, info, debug, trace (default info)
-  --log-file PATH               JSON logs (default <state-dir>/up.log)
+  --log-file PATH               the log file (default <state-dir>/up.log)
+  --log-format FORMAT           json (one object a line, default) or text (for reading with less)
 `;
 
 const STANDALONE_WORDING: FlagWording = {
@@ -68,6 +71,7 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
       timeout: { type: 'string' },
       'metrics-bind-address': { type: 'string' },
       'log-file': { type: 'string' },
+      'log-format': { type: 'string' },
     },
     STANDALONE_WORDING,
     command,
@@ -100,6 +104,7 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     healthIntervalMs: r.duration('health-interval', '1m'),
     ...(bind ? { http: { host: bind.host || '127.0.0.1', port: bind.port } } : {}),
     logLevel,
+    logFormat: r.oneOf('log-format', 'json', LOG_FORMATS),
     ...(logFile ? { logFile } : {}),
   };
 }

@@ -25,6 +25,9 @@ import { Periodic } from './periodic.js';
 import { instrumentedCall } from './provider-call.js';
 
 /** What the controller needs to know about providers. */
+/** The controller's name in the controller-runtime metrics (`controller`, the queue's `name`). */
+const PROXY_CONTROLLER = 'proxy';
+
 export interface ProviderLookup {
   get(name: string): ProviderHandle | undefined;
   names(): string[];
@@ -87,6 +90,7 @@ export class ProxyController {
     this.queue = new WorkQueue<ProxyKey>({
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}),
+      ...(opts.metrics ? opts.metrics.queueHooks(PROXY_CONTROLLER) : {}),
     });
     this.#log = opts.logger ?? silentOpLogger;
     this.creates = new CreateOperations({
@@ -199,8 +203,7 @@ export class ProxyController {
           this.queue.addRateLimited(key);
           return undefined;
         } finally {
-          this.opts.metrics?.reconciles.inc({ outcome });
-          this.opts.metrics?.reconcileDuration.observe({ outcome }, (performance.now() - started) / 1000);
+          this.opts.metrics?.reconciled(PROXY_CONTROLLER, outcome, (performance.now() - started) / 1000);
           span.end();
         }
       },

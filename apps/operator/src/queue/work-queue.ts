@@ -4,6 +4,10 @@ import { type BackoffTier, RateLimiter, type RateLimiterOptions } from './rate-l
 export interface WorkQueueOptions {
   clock?: Clock;
   rateLimiter?: RateLimiterOptions;
+  /** Called for every add that queues a key not already waiting (client-go's `adds`). */
+  onAdd?: () => void;
+  /** Called for every `addRateLimited` (client-go's `retries`). */
+  onRetry?: () => void;
 }
 
 /**
@@ -19,6 +23,8 @@ export interface WorkQueueOptions {
 export class WorkQueue<K> {
   readonly #clock: Clock;
   readonly #limiter: RateLimiter<K>;
+  readonly #onAdd: () => void;
+  readonly #onRetry: () => void;
   readonly #queue: K[] = [];
   /** Keys waiting to be processed (queued, or to be re-queued when their processing ends). */
   readonly #dirty = new Set<K>();
@@ -32,11 +38,14 @@ export class WorkQueue<K> {
   constructor(options: WorkQueueOptions = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#limiter = new RateLimiter<K>(options.rateLimiter);
+    this.#onAdd = options.onAdd ?? (() => {});
+    this.#onRetry = options.onRetry ?? (() => {});
   }
 
   /** Queues `key` now (no-op while it is already waiting, or after shutdown). */
   add(key: K): void {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#onAdd();
     this.#dirty.add(key);
     if (this.#processing.has(key)) return;
     this.#push(key);
@@ -65,6 +74,7 @@ export class WorkQueue<K> {
   /** Queues `key` after its backoff in `tier`; returns the delay chosen. */
   addRateLimited(key: K, tier: BackoffTier = 'transient'): number {
     const ms = this.#limiter.when(key, tier);
+    if (!this.#shuttingDown) this.#onRetry();
     this.addAfter(key, ms);
     return ms;
   }

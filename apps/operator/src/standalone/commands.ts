@@ -2,10 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { FlagError } from '../cli/flag-error.js';
+import { type JsonRecord, jsonLine, providerJson, proxyJson } from '../cli/json-records.js';
 import type { StandaloneFlags } from '../cli/standalone-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from '../log/logger.js';
 import { egressThrough } from '../pool/check-gateway.js';
 import type { PoolView } from '../pool/standalone-pools.js';
+import { textDestination } from '../log/text-format.js';
 import { createHttpProbe } from '../probe/http-probe.js';
 import { down } from './down.js';
 import { startEchoServer } from './echo-server.js';
@@ -86,9 +88,10 @@ class StatusView {
       return;
     }
     const seen = new Set<string>();
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
       seen.add(row.name);
-      const text = this.#mode === 'json' ? JSON.stringify(row) : plainLine(row);
+      const record = records[i] as ProxyRecord;
+      const text = this.#mode === 'json' ? JSON.stringify(proxyJson(record)) : plainLine(row);
       if (this.#last.get(row.name) === text) continue;
       this.#last.set(row.name, text);
       this.io.out(`${text}\n`);
@@ -96,17 +99,26 @@ class StatusView {
     for (const name of [...this.#last.keys()]) {
       if (seen.has(name)) continue;
       this.#last.delete(name);
+      const [namespace, short] = name.includes('/') ? name.split('/', 2) : ['default', name];
       this.io.out(
-        `${this.#mode === 'json' ? JSON.stringify({ name, phase: 'Deleted' }) : `${name} deleted`}\n`,
+        this.#mode === 'json'
+          ? jsonLine({ type: 'proxy', namespace, name: short, phase: 'Deleted', deleting: false })
+          : `${name} deleted\n`,
       );
     }
   }
 
   /** A message below the table, or a line of its own. */
-  say(text: string, json: Record<string, unknown>): void {
-    if (this.#mode === 'json') this.io.out(`${JSON.stringify(json)}\n`);
+  say(text: string, json: JsonRecord): void {
+    if (this.#mode === 'json') this.io.out(jsonLine(json));
     else if (this.#mode === 'table') this.footer.push(text);
     else this.io.out(`${text}\n`);
+  }
+
+  /** A warning: on stderr, or (in json mode, which keeps stderr quiet) a record on stdout. */
+  warn(text: string, json: JsonRecord): void {
+    if (this.#mode === 'json') this.io.out(jsonLine(json));
+    else this.io.err(`${text}\n`);
   }
 
   /** Stops redrawing: what follows is printed below the last table. */
@@ -138,10 +150,8 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
       `another up (pid ${prior.pid}) uses ${stateDir}; stop it or pass another --state-dir`,
     );
   const logFile = flags.logFile ?? join(stateDir, 'up.log');
-  const log = createOperatorLogger(
-    flags.logLevel,
-    pino.destination({ dest: logFile, sync: true, mkdir: true }),
-  );
+  const file = pino.destination({ dest: logFile, sync: true, mkdir: true });
+  const log = createOperatorLogger(flags.logLevel, flags.logFormat === 'text' ? textDestination(file) : file);
   const echo = flags.demo ? await startEchoServer(flags.demoPort) : undefined;
   const view = new StatusView(io, flags.output);
   let lastIssues = '';
@@ -168,7 +178,8 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
         const text = issues.map(formatIssue).join('\n');
         if (text === lastIssues) return;
         lastIssues = text;
-        for (const i of issues) io.err(`invalid Proxy document: ${formatIssue(i)}\n`);
+        for (const i of issues)
+          view.warn(`invalid Proxy document: ${formatIssue(i)}`, { type: 'issue', message: formatIssue(i) });
       },
     });
   } catch (err) {
@@ -186,9 +197,12 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   for (const p of store.providerHealth()) {
     const failing = p.status.targets?.filter((t) => !t.ready) ?? [];
     for (const t of failing)
-      io.err(`provider ${p.name}: ${t.target} is not ready (${t.reason}): ${t.message ?? ''}\n`);
+      view.warn(
+        `provider ${p.name}: ${t.target} is not ready (${t.reason}): ${t.message ?? ''}`,
+        providerJson(p),
+      );
     if (!p.status.targets && p.status.ready === false)
-      io.err(`provider ${p.name}: ${p.status.message ?? 'not ready'}\n`);
+      view.warn(`provider ${p.name}: ${p.status.message ?? 'not ready'}`, providerJson(p));
   }
   let pending: NodeJS.Timeout | undefined;
   const redraw = () => {
@@ -215,7 +229,11 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     redraw();
     const records = store.records().filter(notDeleting);
     const curl = records.map((r) => curlFor(r, echo?.url)).find((c) => c !== undefined);
-    view.say(`all ${records.length} proxies are Ready.`, { ready: true, proxies: records.length });
+    view.say(`all ${records.length} proxies are Ready.`, {
+      type: 'ready',
+      ready: true,
+      proxies: records.length,
+    });
     // One planning round first, so the gateway routes over every member that is Ready now.
     await sa.pools.step();
     const pool = sa.pools.views().find((p) => p.gateway);
@@ -224,18 +242,25 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
       redraw();
       return ok;
     }
-    if (curl) view.say(`try: ${curl.line}`, { curl: curl.line });
+    if (curl) view.say(`try: ${curl.line}`, { type: 'curl', curl: curl.line });
     if (check && curl) {
       const r = await createHttpProbe({})(
         { host: curl.host, port: curl.port, target: curl.target, timeoutMs: 5000, retries: 2 },
         AbortSignal.timeout(20_000),
       );
       if (!r.ok) {
-        view.say(`check failed: ${curl.line}: ${r.error}`, { check: 'failed', error: r.error });
+        view.say(`check failed: ${curl.line}: ${r.error}`, {
+          type: 'check',
+          ok: false,
+          curl: curl.line,
+          error: r.error,
+        });
         return false;
       }
       view.say(`checked: ${curl.line} answered 200${r.egressIP ? `; the target saw ${r.egressIP}` : ''}`, {
-        check: 'ok',
+        type: 'check',
+        ok: true,
+        curl: curl.line,
         ...(r.egressIP ? { egressIP: r.egressIP } : {}),
       });
     }
@@ -263,6 +288,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
               );
         for (const w of why)
           view.say(`not Ready after ${Math.round(flags.timeoutMs / 1000)}s: ${w}`, {
+            type: 'ready',
             ready: false,
             error: w,
           });
@@ -278,6 +304,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
             view.say(
               `Ctrl-C stops reconciling and leaves the proxies running; \`${downHint}\` deletes them.`,
               {
+                type: 'hint',
                 hint: downHint,
               },
             );
@@ -301,10 +328,14 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   }
 
   if (flags.once && flags.clean) {
-    const r = await down({ providersPath: flags.providers, stateDir, onLine: (l) => io.err(`${l}\n`) });
+    const r = await down({
+      providersPath: flags.providers,
+      stateDir,
+      onLine: (l) => view.warn(l, { type: 'down-step', message: l }),
+    });
     io.out(
       view.mode === 'json'
-        ? `${JSON.stringify({ down: { deleted: r.deleted.length, errors: r.errors } })}\n`
+        ? jsonLine({ type: 'down', deleted: r.deleted.length, errors: r.errors })
         : `cleaned up: deleted ${r.deleted.length} instance(s)${r.errors.length ? `; errors: ${r.errors.join('; ')}` : ''}\n`,
     );
     if (r.errors.length) code = 1;
@@ -331,12 +362,13 @@ async function announcePool(
   const line = `curl -x ${pool.gateway} ${target}`;
   const sessionLine = `curl -x ${pool.gateway.replace('://', '://demo-session-42:x@')} ${target}`;
   view.say(`pool ${pool.key}: ${pool.ready}/${pool.replicas} Ready behind the gateway ${pool.gateway}`, {
+    type: 'pool',
     pool: pool.key,
     ready: pool.ready,
     gateway: pool.gateway,
   });
-  view.say(`try: ${line}`, { curl: line });
-  view.say(`try: ${sessionLine}   (a sticky session: the same member every time)`, { curl: sessionLine });
+  view.say(`try: ${line}`, { type: 'curl', curl: line });
+  view.say(`try: ${sessionLine}   (a sticky session: the same member every time)`, { type: 'curl', curl: sessionLine });
   if (!check) return true;
   try {
     const signal = AbortSignal.timeout(30_000);
@@ -347,10 +379,12 @@ async function announcePool(
       throw new Error(`${n} requests left from ${spread.join(', ')}: not ${n} members`);
     if (new Set(sticky).size !== 1) throw new Error(`one session left from ${sticky.join(', ')}`);
     view.say(`checked: ${line} answered 200 ${n} times; the target saw ${spread.join(', ')}`, {
+      type: 'check',
       check: 'ok',
       egressIPs: spread,
     });
     view.say(`checked: session 42 answered 200 3 times; the target saw ${sticky[0]} each time`, {
+      type: 'check',
       check: 'ok',
       session: '42',
       egressIP: sticky[0],
@@ -358,7 +392,7 @@ async function announcePool(
     return true;
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
-    view.say(`check failed: ${line}: ${error}`, { check: 'failed', error });
+    view.say(`check failed: ${line}: ${error}`, { type: 'check', check: 'failed', error });
     return false;
   }
 }
@@ -368,7 +402,10 @@ export function statusCommand(flags: StandaloneFlags, io: Io): number {
   const stateDir = resolve(flags.stateDir);
   const state = readState(stateDir);
   if (!state) {
-    io.err(`no standalone state in ${stateDir} (run egress-proxies up first, or pass --state-dir)\n`);
+    const why = `no standalone state in ${stateDir} (run egress-proxies up first, or pass --state-dir)`;
+    io.err(
+      flags.output === 'json' ? jsonLine({ type: 'error', code: 'NO_STATE', message: why }) : `${why}\n`,
+    );
     return 1;
   }
   const rows = StatusView.rows(state.proxies);
@@ -376,7 +413,15 @@ export function statusCommand(flags: StandaloneFlags, io: Io): number {
   const running = isAlive(state.pid);
   if (flags.output === 'json') {
     io.out(
-      `${JSON.stringify({ installation: state.installation, upRunning: running, updatedAt: state.updatedAt, proxies: rows, providers, issues: state.issues ?? [] })}\n`,
+      jsonLine({
+        type: 'status',
+        installation: state.installation,
+        upRunning: running,
+        updatedAt: state.updatedAt,
+        proxies: state.proxies.map(proxyJson),
+        providers: (state.providers ?? []).map(providerJson),
+        issues: state.issues ?? [],
+      }),
     );
     return 0;
   }
@@ -402,7 +447,23 @@ export async function downCommand(flags: StandaloneFlags, io: Io): Promise<numbe
     throw new FlagError(
       `up (pid ${state.pid}) still reconciles ${stateDir}; stop it first (Ctrl-C), then run down`,
     );
-  const r = await down({ providersPath: flags.providers, stateDir, onLine: (l) => io.out(`${l}\n`) });
+  const json = flags.output === 'json';
+  const r = await down({
+    providersPath: flags.providers,
+    stateDir,
+    onLine: (l) => io.out(json ? jsonLine({ type: 'down-step', message: l }) : `${l}\n`),
+  });
+  if (json) {
+    io.out(
+      jsonLine({
+        type: 'down',
+        installation: r.installation ?? null,
+        deleted: r.deleted.length,
+        errors: r.errors,
+      }),
+    );
+    return r.errors.length ? 1 : 0;
+  }
   for (const e of r.errors) io.err(`down: ${e}\n`);
   io.out(`deleted ${r.deleted.length} instance(s) of installation ${r.installation ?? '(none)'}\n`);
   return r.errors.length ? 1 : 0;

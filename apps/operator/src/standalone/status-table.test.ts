@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProxyRecord } from './state-file.js';
+import { proxyRecord } from './proxy-record-fixture.js';
 import {
   plainLine,
   plainProviderLine,
@@ -9,15 +9,7 @@ import {
   rowOf,
 } from './status-table.js';
 
-const rec = (over: Partial<ProxyRecord>): ProxyRecord => ({
-  namespace: 'default',
-  name: 'p',
-  uid: 'u',
-  generation: 1,
-  spec: { provider: 'local' },
-  finalizers: [],
-  ...over,
-});
+const rec = proxyRecord;
 
 describe('the status table', () => {
   it('shows ip:port for a Ready proxy and aligns the columns', () => {

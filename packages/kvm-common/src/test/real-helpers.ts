@@ -199,11 +199,12 @@ export interface RealHostSetup {
  * made by qemu-img and served on 127.0.0.1.
  */
 export async function prepareRealHost(
-  env: RealHostEnv,
+  env: RealHostEnv & { bridge?: string },
   images: Record<string, { virtualSize?: string; dataMiB?: number }>,
   opts: { slowBytesPerSec?: number } = {},
 ): Promise<RealHostSetup> {
-  const bridge = await createTestBridge();
+  // A remote host brings its own bridge (and the suite must not add interfaces to it).
+  const bridge = env.bridge ? { name: env.bridge, remove: async () => {} } : await createTestBridge();
   const dir = mkdtempSync(join(tmpdir(), 'kvm-real-'));
   const files: Record<string, string> = {};
   const sha256: Record<string, string> = {};

@@ -12,6 +12,8 @@ export interface RealSuiteEnv extends RealHostEnv {
     /** Kills established SSH sessions, keeping the listener. */
     dropConnections(): Promise<void>;
   };
+  /** A bridge on the host for the VMs' NICs (your own host); a local one is made otherwise. */
+  bridge?: string;
   /** A key pair the sshd does not accept. */
   otherUserKey: { privateKey: Buffer; privateKeyPath: string };
   /** known_hosts naming the sshd's address with a different host key. */

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { proxyRecord as proxy } from '../standalone/proxy-record-fixture.js';
+import { providerJson, proxyJson } from './json-records.js';
+
+describe('--output json records', () => {
+  it('a Proxy keeps JSON types: healthy a boolean, the endpoint an object, a type field', () => {
+    const rec = proxyJson(
+      proxy({
+        namespace: 'team-a',
+        name: 'p1',
+        status: { phase: 'Ready', healthy: true, message: 'probe ok' },
+        endpoint: { host: '127.0.0.1', port: 40001 },
+      }),
+    );
+    expect(rec).toEqual({
+      type: 'proxy',
+      namespace: 'team-a',
+      name: 'p1',
+      provider: 'local',
+      phase: 'Ready',
+      deleting: false,
+      endpoint: { host: '127.0.0.1', port: 40001 },
+      healthy: true,
+      message: 'probe ok',
+    });
+  });
+
+  it('a Proxy not yet running has no endpoint; one being deleted says so', () => {
+    const rec = proxyJson(
+      proxy({
+        deletionTimestamp: '2026-01-01T00:00:00Z',
+        status: { phase: 'Provisioning', healthy: false },
+        endpoint: { host: '127.0.0.1', port: 40002 },
+      }),
+    );
+    expect(rec).toMatchObject({ phase: 'Deleting', deleting: true, healthy: false });
+    expect(rec).not.toHaveProperty('endpoint');
+  });
+
+  it('a provider: ready a boolean, its type as providerType (type is the record kind)', () => {
+    const rec = providerJson({
+      name: 'kvm-home',
+      status: {
+        type: 'kvm',
+        ready: false,
+        summary: '0/1',
+        targets: [
+          { target: 'nas1', address: 'nas1:22', ready: false, reason: 'Unreachable', lastCheckTime: 't' },
+        ],
+      },
+    });
+    expect(rec).toEqual({
+      type: 'provider',
+      name: 'kvm-home',
+      providerType: 'kvm',
+      ready: false,
+      summary: '0/1',
+      targets: [{ target: 'nas1', ready: false, reason: 'Unreachable' }],
+    });
+  });
+});
