@@ -2,19 +2,27 @@
 # The egress-proxies operator image: built in one stage, shipped with production dependencies
 # only, run as a non-root user.
 #   docker build -t egress-proxies/operator:0.1.0 .
+#   buildah bud --build-arg NODE_IMAGE=localhost/node20-base:latest -t egress-proxies/operator:0.1.0 .
+# NODE_IMAGE is any image with Node 20 and npm on PATH and a uid 1000 user (the official one, or
+# a locally built base where no registry is reachable).
+ARG NODE_IMAGE=node:20.20-bookworm-slim
 
-FROM node:20.20-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 ENV PNPM_VERSION=10.34.9 CI=true
-# Manifests first, so the dependency layer is reused while only sources change.
-COPY package.json pnpm-lock.yaml pnpm-workspace.yaml turbo.json tsconfig.base.json tsup.base.ts ./
+RUN npm install -g --no-fund --no-audit pnpm@${PNPM_VERSION}
+# Dependencies come from the lockfile alone (`pnpm fetch`), so this layer is reused until the
+# lockfile changes: a source or package.json script edit does not download anything again.
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN pnpm fetch
+COPY package.json turbo.json tsconfig.base.json tsup.base.ts ./
 COPY packages ./packages
 COPY apps ./apps
-RUN npx -y pnpm@${PNPM_VERSION} install --frozen-lockfile \
- && npx -y pnpm@${PNPM_VERSION} exec turbo run build --filter=@egress-proxies/operator... \
- && npx -y pnpm@${PNPM_VERSION} --filter=@egress-proxies/operator deploy --prod --legacy /out
+RUN pnpm install --offline --frozen-lockfile \
+ && pnpm exec turbo run build --filter=@egress-proxies/operator... \
+ && pnpm --filter=@egress-proxies/operator deploy --prod --legacy /out
 
-FROM node:20.20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /out /app

@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { ensureControlPlaneBinaries } from '@egress-proxies/testenv-kube';
 import { ensurePackages, REQUIRED_PACKAGES } from '@egress-proxies/testenv-libvirt';
 import {
+  acquireBootSlot,
+  type BootSlot,
   ensureProxyImage,
   findProxyImageTools,
   type NetnsHypervisor,
@@ -85,8 +87,17 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
   };
 
   let hv: NetnsHypervisor | undefined;
+  let slot: BootSlot | undefined;
   let code = 1;
   try {
+    // The run boots TCG guests one after another: it holds the machine's guest-boot slot
+    // throughout, so the VM image's own boot test (or another worktree's run) never boots beside it.
+    const queued = performance.now();
+    slot = await acquireBootSlot({
+      holder: 'e2e-vm run',
+      onWait: (holders) => log(`waiting for a guest boot slot, held by: ${holders.join('; ')}`),
+    });
+    log(`guest boot slot ${slot.index} taken after ${Math.round((performance.now() - queued) / 1000)}s`);
     hv = await startNetnsHypervisor({ tag: 'e2e' });
     log(
       `namespace ${hv.netns}: bridge ${hv.bridge} ${hv.gateway}/24, private libvirtd at ${hv.libvirt.socketPath}`,
@@ -151,6 +162,7 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
       check(false, `teardown failed: ${(e as Error).message}`);
     }
     if (hv) check(left.length === 0, `domains were left behind (destroyed by teardown): ${left.join(', ')}`);
+    await slot?.release();
     mkdirSync(results, { recursive: true });
     writeFileSync(join(results, 'runner.json'), `${JSON.stringify(checks, null, 2)}\n`);
   }

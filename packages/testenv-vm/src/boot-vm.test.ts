@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireBootSlot } from './boot-slot.js';
 import { bootVm } from './boot-vm.js';
 import { TestEnvVmError } from './errors.js';
 
@@ -48,8 +49,37 @@ describe('bootVm input checks and start failures', () => {
     await writeFile(bogus, 'not a disk image');
     const tmpRoot = join(dir, 'work');
     await mkdir(tmpRoot);
-    expect(await codeOf(bootVm({ image: bogus, seedIso, tmpRoot }))).toBe('VM_START_FAILED');
+    const slots = { lockDir: join(dir, 'slots'), slots: 1 };
+    expect(await codeOf(bootVm({ image: bogus, seedIso, tmpRoot, bootSlot: slots }))).toBe('VM_START_FAILED');
     expect(await readdir(tmpRoot)).toEqual([]);
+    // The failed boot gave its slot back: the next one gets it without waiting.
+    let waited = false;
+    const next = await acquireBootSlot({ ...slots, onWait: () => (waited = true) });
+    expect(waited).toBe(false);
+    await next.release();
+  });
+
+  it('queues behind a held boot slot and, cancelled there, starts nothing', async () => {
+    const image = join(dir, 'queued.qcow2');
+    await writeFile(image, 'never booted');
+    const tmpRoot = join(dir, 'queued-work');
+    await mkdir(tmpRoot);
+    const slots = { lockDir: join(dir, 'queued-slots'), slots: 1 };
+    const held = await acquireBootSlot(slots);
+    const ac = new AbortController();
+    let waited = false;
+    const boot = bootVm({
+      image,
+      seedIso,
+      tmpRoot,
+      signal: ac.signal,
+      bootSlot: { ...slots, onWait: () => (waited = true) },
+    });
+    while (!waited) await new Promise((r) => setTimeout(r, 50));
+    ac.abort(new Error('cancelled in the queue'));
+    await expect(boot).rejects.toThrow('cancelled in the queue');
+    expect(await readdir(tmpRoot)).toEqual([]);
+    await held.release();
   });
 
   it('returns at once when already aborted', async () => {

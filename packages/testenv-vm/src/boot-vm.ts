@@ -4,9 +4,16 @@ import { copyFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { freePort, sleep } from '@egress-proxies/testenv-libvirt';
+import { acquireBootSlot, type BootSlot, type BootSlotOptions } from './boot-slot.js';
+import type { CloudInitProgress } from './cloud-init-status.js';
 import { TestEnvVmError } from './errors.js';
 import { requireUefiFirmware, type UefiFirmware } from './firmware.js';
 import { createGuestAgent, type GuestAgent } from './guest-agent.js';
+import {
+  type GuestWaitOptions,
+  waitForAgentWithProgress,
+  waitForCloudInitWithProgress,
+} from './guest-waits.js';
 import { ensureHostPackages } from './prerequisites.js';
 import { GUEST_FORWARD_ADDRESS, qemuArgs } from './qemu-args.js';
 import { RELAY_SCRIPT, shellWord } from './relay-script.js';
@@ -37,13 +44,17 @@ export interface BootVmOptions {
   tmpRoot?: string;
   /** Cancels the boot (QEMU is stopped and the work dir removed); a booted VM runs until stop(). */
   signal?: AbortSignal;
+  /**
+   * The machine-wide guest-boot slot QEMU starts in (two TCG boots side by side on two cores
+   * starve each other and every other suite). Default: one is taken here, waiting as long as it
+   * takes; pass a slot you already hold to have the VM adopt it, or `false` to boot without one.
+   * The VM holds it until stop() or releaseBootSlot().
+   */
+  bootSlot?: BootSlot | BootSlotOptions | false;
 }
 
-export interface WaitForAgentOptions {
-  /** Default 8 minutes: TCG boots are slow on a loaded host. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
+/** Deadlines measured from the guest's last progress (console output), with an overall cap. */
+export type WaitForAgentOptions = GuestWaitOptions;
 
 export interface RunningVm {
   serialLogPath: string;
@@ -57,6 +68,10 @@ export interface RunningVm {
   agent: GuestAgent;
   /** Polls guest-ping until the agent answers; resolves with the milliseconds since QEMU started. */
   waitForAgent(opts?: WaitForAgentOptions): Promise<number>;
+  /** Until cloud-init has run every stage (read from its status.json); its errors are in the result. */
+  waitForCloudInit(opts?: GuestWaitOptions): Promise<CloudInitProgress>;
+  /** Frees the boot slot early (a booted guest that only idles no longer needs it). Safe to call twice. */
+  releaseBootSlot(): Promise<void>;
   /** The end of the serial console, for failure messages. */
   serialTail(lines?: number): Promise<string>;
   /** Set once QEMU has exited. */
@@ -168,7 +183,14 @@ export async function bootVm(opts: BootVmOptions): Promise<RunningVm> {
     throw new TestEnvVmError('INVALID_ARGUMENT', `image ${image} does not exist`);
   }
   const firmware = opts.firmware ?? requireUefiFirmware();
-  const workDir = await mkdtemp(join(opts.tmpRoot ?? tmpdir(), 'testenv-vm-'));
+  const slot = await takeSlot(opts);
+  let workDir: string;
+  try {
+    workDir = await mkdtemp(join(opts.tmpRoot ?? tmpdir(), 'testenv-vm-'));
+  } catch (e) {
+    await slot?.release();
+    throw e;
+  }
   installExitHook();
   let child: ChildProcess | undefined;
   try {
@@ -226,6 +248,14 @@ export async function bootVm(opts: BootVmOptions): Promise<RunningVm> {
         exitInfo = e;
       });
       const agent = createGuestAgent(agentSocket);
+      const target = {
+        agent,
+        serialLog,
+        gone: async () =>
+          exitInfo
+            ? `QEMU exited (code ${exitInfo.code}, signal ${exitInfo.signal}): ${started.stderrTail?.() ?? ''}`
+            : undefined,
+      };
       const qemu = child;
       let stopping: Promise<void> | undefined;
       const vm: RunningVm = {
@@ -241,35 +271,12 @@ export async function bootVm(opts: BootVmOptions): Promise<RunningVm> {
         },
         serialTail: (lines) => tailFile(serialLog, lines),
         async waitForAgent(w = {}) {
-          const deadline = Date.now() + (w.timeoutMs ?? 8 * 60_000);
-          let last: unknown;
-          for (;;) {
-            w.signal?.throwIfAborted();
-            if (exitInfo) {
-              throw new TestEnvVmError(
-                'VM_EXITED',
-                `QEMU exited (code ${exitInfo.code}, signal ${exitInfo.signal}) before the agent answered: ${started.stderrTail?.() ?? ''}\nserial console tail:\n${await tailFile(serialLog)}`,
-              );
-            }
-            try {
-              await agent.ping({
-                signal: w.signal,
-                timeoutMs: Math.min(10_000, Math.max(1000, deadline - Date.now())),
-              });
-              return Date.now() - startedAt;
-            } catch (e) {
-              if (w.signal?.aborted) throw w.signal.reason;
-              last = e;
-            }
-            if (Date.now() >= deadline) {
-              throw new TestEnvVmError(
-                'AGENT_TIMEOUT',
-                `the guest agent did not answer within ${w.timeoutMs ?? 8 * 60_000} ms (last: ${(last as Error)?.message})\nserial console tail:\n${await tailFile(serialLog)}`,
-                { cause: last },
-              );
-            }
-            await sleep(2000, w.signal);
-          }
+          await waitForAgentWithProgress(target, w);
+          return Date.now() - startedAt;
+        },
+        waitForCloudInit: (w = {}) => waitForCloudInitWithProgress(target, w),
+        releaseBootSlot: async () => {
+          await slot?.release();
         },
         stop() {
           stopping ??= (async () => {
@@ -277,6 +284,7 @@ export async function bootVm(opts: BootVmOptions): Promise<RunningVm> {
             await stopChild(qemu, exited);
             live.delete(qemu);
             await rm(workDir, { recursive: true, force: true });
+            await slot?.release();
           })();
           return stopping;
         },
@@ -289,8 +297,16 @@ export async function bootVm(opts: BootVmOptions): Promise<RunningVm> {
       live.delete(child);
     }
     await rm(workDir, { recursive: true, force: true });
+    await slot?.release();
     throw e;
   }
+}
+
+async function takeSlot(opts: BootVmOptions): Promise<BootSlot | undefined> {
+  const s = opts.bootSlot;
+  if (s === false) return undefined;
+  if (s && 'release' in s) return s;
+  return acquireBootSlot({ holder: 'testenv-vm bootVm', signal: opts.signal, ...(s ?? {}) });
 }
 
 function runQemuImg(args: string[], signal?: AbortSignal): Promise<void> {

@@ -1,10 +1,18 @@
 export {
+  acquireBootSlot,
+  BOOT_SLOTS_ENV,
+  type BootSlot,
+  type BootSlotOptions,
+  bootSlotCount,
+} from './boot-slot.js';
+export {
   type BootVmOptions,
   bootVm,
   type GuestForward,
   type RunningVm,
   type WaitForAgentOptions,
 } from './boot-vm.js';
+export { CLOUD_INIT_STAGES, type CloudInitProgress, parseCloudInitStatus } from './cloud-init-status.js';
 export {
   type DhcpLease,
   type Dnsmasq,
@@ -25,6 +33,7 @@ export {
   type GuestNetworkInterface,
 } from './guest-agent.js';
 export { type AgentCall, guestExecVia } from './guest-exec.js';
+export type { GuestWaitOptions } from './guest-waits.js';
 export { cacheRoot, proxyImageDir, proxyImageKey } from './image-key.js';
 export { libvirtAgentCall } from './libvirt-agent.js';
 export {
@@ -47,5 +56,6 @@ export {
   type StartPrivateLibvirtdOptions,
   startPrivateLibvirtd,
 } from './private-libvirtd.js';
+export { type ProgressWaitOptions, waitWithProgress } from './progress-wait.js';
 export { GUEST_FORWARD_ADDRESS, type QemuSpec, qemuArgs } from './qemu-args.js';
 export { findProxyImageTools } from './tools-dir.js';
