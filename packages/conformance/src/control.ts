@@ -1,4 +1,4 @@
-import type { InstanceState } from '@egress-proxies/contract';
+import type { ErrorKind, InstanceState } from '@egress-proxies/contract';
 
 /** A value or a promise of it: harnesses over real or networked fakes may need to await. */
 export type Awaitable<T> = T | Promise<T>;
@@ -18,7 +18,13 @@ export type FaultKind =
   /** Any other backend failure (a 500, an internal error). */
   | 'internal'
   /** Out of capacity (no space in the pool, quota, no free addresses). */
-  | 'out-of-capacity';
+  | 'out-of-capacity'
+  /** The backend rejects the credentials (401, permission denied, bad key). */
+  | 'auth-rejected'
+  /** The credentials cannot be read right now (a mounted file missing or unreadable). */
+  | 'credentials-unreadable'
+  /** The backend call ran out of its time budget. */
+  | 'timeout';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'unreachable',
@@ -27,6 +33,20 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'internal',
   'out-of-capacity',
 ];
+
+/** The kinds beyond `FAULT_KINDS` a harness may declare in `BackendControl.faultKinds`. */
+export const OPTIONAL_FAULT_KINDS: readonly FaultKind[] = [
+  'auth-rejected',
+  'credentials-unreadable',
+  'timeout',
+];
+
+/** A provider-specific fault kind and what the provider must turn it into. */
+export interface ExtraFault {
+  fault: string;
+  kind: ErrorKind;
+  code?: string;
+}
 
 /** A hold on one backend step, from `BackendControl.block`. */
 export interface StepGate {
@@ -100,6 +120,17 @@ export interface BackendControl {
   block(step: string): StepGate;
   /** Makes one zone (or, without `zone`, the whole backend) unreachable or reachable again. */
   setUnreachable(on: boolean, zone?: string): Awaitable<void>;
+  /**
+   * Every fault kind `failNext` can inject, beyond the first five (`FAULT_KINDS`), which every
+   * harness supports: `auth-rejected`, `credentials-unreadable`, `timeout`. The classification
+   * sweep (OPS-08) injects each declared kind at every step of every operation.
+   */
+  readonly faultKinds?: readonly FaultKind[];
+  /**
+   * The provider's own fault kinds with the error kind (and code, when fixed) each must give;
+   * `failNext` gets the `fault` string.
+   */
+  readonly extraFaults?: readonly ExtraFault[];
   /** Makes one zone (or the whole backend) answer busy to every call. */
   setBusy(on: boolean, zone?: string): Awaitable<void>;
   /** Leaves no capacity for another instance; needed where the profile's `quota` is `detected`. */

@@ -15,7 +15,7 @@ export {
   type StepGate,
 } from './control.js';
 export { type DescribeOptions, describeProviderConformance, type SuiteApi } from './describe.js';
-export { ConformanceFailure } from './failure.js';
+export { CaseSkipped, ConformanceFailure } from './failure.js';
 export type {
   ConformanceConfig,
   ConformanceFixture,

@@ -1,7 +1,9 @@
 import type { ConformanceCase } from '../case.js';
 import { checkerCases } from './checker.js';
+import { closeCases } from './close.js';
 import { createCases } from './create.js';
 import { deleteCases } from './delete.js';
+import { faultSweepCases } from './fault-sweep.js';
 import { getCases } from './get.js';
 import { listCases } from './list.js';
 import { operationCases } from './operations.js';
@@ -12,6 +14,8 @@ const ALL: readonly ConformanceCase[] = Object.freeze([
   ...deleteCases,
   ...listCases,
   ...operationCases,
+  ...faultSweepCases,
+  ...closeCases,
   ...checkerCases,
 ]);
 

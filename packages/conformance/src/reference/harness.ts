@@ -68,6 +68,10 @@ function faultCode(step: string, fault: FaultKind): ReferenceBackendCode {
       return notFoundCodeFor(step);
     case 'out-of-capacity':
       return 'NO_SPACE';
+    case 'auth-rejected':
+      return 'AUTH';
+    case 'timeout':
+      return 'TIMEOUT';
     default:
       return 'INTERNAL';
   }
@@ -80,6 +84,7 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
     zone ?? backend.domains().find((d) => d.name === name)?.host ?? defaultHost;
   return {
     failNext: (step, count, fault) => backend.failNext(step, count, faultCode(step, fault)),
+    faultKinds: ['auth-rejected', 'timeout'],
     block: (step) => backend.block(step),
     setUnreachable: (on, zone) => backend.setUnreachable(on, zone),
     setBusy: (on, zone) => backend.setBusy(on, zone),

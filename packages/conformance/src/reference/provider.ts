@@ -552,6 +552,11 @@ export class ReferenceProvider implements Provider {
     }
   }
 
+  /** Whether close() was called; the Checker refuses too once it was. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Nothing to release in memory; later calls fail Permanent so a removed entry is not used by accident. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -561,7 +566,7 @@ export class ReferenceProvider implements Provider {
 
   protected assertOpen(signal?: AbortSignal): void {
     throwIfAborted(signal);
-    if (this.#closed) throw permanentError('the provider is closed');
+    if (this.#closed) throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
   }
 
   protected logger(opts?: CallOptions): Logger {

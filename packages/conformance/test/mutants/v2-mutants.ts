@@ -1,0 +1,95 @@
+import { ErrorCode, ErrorKind, ProviderError, permanentError } from '@egress-proxies/contract';
+import {
+  classifyBackendError,
+  ReferenceBackendError,
+  ReferenceChecker,
+  ReferenceProvider,
+  resolveReferenceConfig,
+} from '../../src/reference/index.js';
+import type { Mutant } from './mutants.js';
+
+type Args = Parameters<Mutant['make']>[0];
+
+/** A mutant whose provider is `Cls` and whose Checker follows the provider's close. */
+function sub(Cls: new (a: Args) => ReferenceProvider) {
+  return (args: Args) => {
+    const provider = new Cls(args);
+    const config = resolveReferenceConfig(args.name, args.config);
+    return {
+      provider,
+      checker: new ReferenceChecker(args.name, config, args.backend, () => provider.closed),
+    };
+  };
+}
+
+/** Rewrites what the reference classifier made of one backend code. */
+function reclassify(code: string, to: (e: ProviderError) => ProviderError) {
+  return class extends ReferenceProvider {
+    protected override classify(operation: string, err: unknown): ProviderError {
+      const e = classifyBackendError(this.name, operation, err);
+      return ReferenceBackendError.isInstance(err) && err.code === code ? to(e) : e;
+    }
+  };
+}
+
+const as = (kind: ErrorKind, code: string) => (e: ProviderError) =>
+  new ProviderError({ kind, code, message: e.message, provider: e.provider, operation: e.operation });
+
+class ClosedWithoutCode extends ReferenceProvider {
+  protected override assertOpen(signal?: AbortSignal): void {
+    if (this.closed) throw permanentError('the provider is closed');
+    super.assertOpen(signal);
+  }
+}
+
+class QuotaOnlyAtPrecheck extends ReferenceProvider {
+  protected override classify(operation: string, err: unknown): ProviderError {
+    const e = super.classify(operation, err);
+    const late = ReferenceBackendError.isInstance(err) && err.code === 'NO_SPACE' && err.step !== 'pool';
+    return late ? as(ErrorKind.Transient, ErrorCode.BackendError)(e) : e;
+  }
+}
+
+/** The v2 mutants: one per rule the kit's second version added a case for. */
+export const V2_MUTANTS: readonly Mutant[] = [
+  {
+    name: 'closed without the stable code',
+    breaks: 'every call after close is Permanent PROVIDER_CLOSED',
+    caughtBy: ['OPS-09'],
+    make: sub(ClosedWithoutCode),
+  },
+  {
+    name: 'checker keeps working after close',
+    breaks: 'check after close is Permanent PROVIDER_CLOSED',
+    caughtBy: ['OPS-09'],
+    make: (args) => {
+      const provider = new ReferenceProvider(args);
+      const config = resolveReferenceConfig(args.name, args.config);
+      return { provider, checker: new ReferenceChecker(args.name, config, args.backend) };
+    },
+  },
+  {
+    name: 'rejected credentials are retried',
+    breaks: 'rejected credentials are Permanent at every step',
+    caughtBy: ['OPS-08'],
+    make: sub(reclassify('AUTH', as(ErrorKind.Transient, ErrorCode.AuthFailed))),
+  },
+  {
+    name: 'unclassified is Permanent',
+    breaks: 'an error nobody classified is Transient',
+    caughtBy: ['OPS-08'],
+    make: sub(reclassify('INTERNAL', as(ErrorKind.Permanent, ErrorCode.BackendError))),
+  },
+  {
+    name: 'a backend timeout has no code',
+    breaks: 'a timeout is Transient TIMEOUT',
+    caughtBy: ['OPS-08'],
+    make: sub(reclassify('TIMEOUT', as(ErrorKind.Transient, ErrorCode.Transient))),
+  },
+  {
+    name: 'out of capacity only at the precheck',
+    breaks: 'out of capacity is QuotaExceeded at any create step',
+    caughtBy: ['OPS-08'],
+    make: sub(QuotaOnlyAtPrecheck),
+  },
+];
