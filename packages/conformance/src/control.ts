@@ -18,13 +18,22 @@ export type FaultKind =
   /** Any other backend failure (a 500, an internal error). */
   | 'internal'
   /** Out of capacity (no space in the pool, quota, no free addresses). */
-  | 'out-of-capacity'
+  | 'out-of-capacity';
+
+/**
+ * Fault kinds a harness may also support, declared in `BackendControl.faultKinds`; `failNext`
+ * then gets them too (declare its parameter as `InjectableFault`).
+ */
+export type OptionalFaultKind =
   /** The backend rejects the credentials (401, permission denied, bad key). */
   | 'auth-rejected'
   /** The credentials cannot be read right now (a mounted file missing or unreadable). */
   | 'credentials-unreadable'
   /** The backend call ran out of its time budget. */
   | 'timeout';
+
+/** Every fault kind the kit knows. */
+export type InjectableFault = FaultKind | OptionalFaultKind;
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'unreachable',
@@ -35,7 +44,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
 ];
 
 /** The kinds beyond `FAULT_KINDS` a harness may declare in `BackendControl.faultKinds`. */
-export const OPTIONAL_FAULT_KINDS: readonly FaultKind[] = [
+export const OPTIONAL_FAULT_KINDS: readonly OptionalFaultKind[] = [
   'auth-rejected',
   'credentials-unreadable',
   'timeout',
@@ -125,7 +134,7 @@ export interface BackendControl {
    * harness supports: `auth-rejected`, `credentials-unreadable`, `timeout`. The classification
    * sweep (OPS-08) injects each declared kind at every step of every operation.
    */
-  readonly faultKinds?: readonly FaultKind[];
+  readonly faultKinds?: readonly OptionalFaultKind[];
   /**
    * The provider's own fault kinds with the error kind (and code, when fixed) each must give;
    * `failNext` gets the `fault` string.
@@ -145,6 +154,11 @@ export interface BackendControl {
   corrupt?(name: string, zone?: string): Awaitable<void>;
 
   // ---- inspection
+  /**
+   * The cloud-init the backend received for `name` (the seed image's user-data, the metadata
+   * item, the Pod's file), exactly as stored; undefined when nothing was delivered.
+   */
+  deliveredCloudInit?(name: string, zone?: string): Awaitable<string | undefined>;
   instances(): Awaitable<BackendInstanceView[]>;
   resources(): Awaitable<BackendResourceView[]>;
   /** Every backend call since the fixture was made (or since `clearCalls`), in order. */
@@ -169,6 +183,8 @@ export interface BackendControl {
     stop?: string;
     /** The call that removes the instance itself. */
     remove?: string;
+    /** The call that reads one instance's state (listByTag must never make it per instance). */
+    state?: string;
     /** The call each Checker target makes first (blocked to show the targets run concurrently). */
     probe?: string;
   };

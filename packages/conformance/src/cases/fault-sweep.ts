@@ -1,7 +1,7 @@
 import { ErrorCode, ErrorKind, ProviderError } from '@egress-proxies/contract';
 import type { ConformanceCase } from '../case.js';
 import type { CaseContext } from '../context.js';
-import { FAULT_KINDS, type FaultKind } from '../control.js';
+import { FAULT_KINDS, type FaultKind, type InjectableFault } from '../control.js';
 import { check, describeError } from '../failure.js';
 import { outcome } from './helpers.js';
 import { operationCalls } from './operation-calls.js';
@@ -12,9 +12,10 @@ interface Expectation {
   codes?: readonly string[];
 }
 
-const EXPECTED: Record<Exclude<FaultKind, 'not-found'>, Expectation> = {
+const EXPECTED: Record<Exclude<InjectableFault, 'not-found'>, Expectation> = {
   unreachable: { kind: ErrorKind.Transient, codes: [ErrorCode.Unreachable] },
-  busy: { kind: ErrorKind.Transient, codes: [ErrorCode.Busy] },
+  // BACKEND_ERROR where the backend's own busy answer (a 503) has no better code; details carry it.
+  busy: { kind: ErrorKind.Transient, codes: [ErrorCode.Busy, ErrorCode.BackendError] },
   // Nobody classified it: an unknown failure is safest retried (2.5).
   internal: { kind: ErrorKind.Transient },
   'out-of-capacity': { kind: ErrorKind.QuotaExceeded, codes: [ErrorCode.QuotaExceeded] },
@@ -25,7 +26,7 @@ const EXPECTED: Record<Exclude<FaultKind, 'not-found'>, Expectation> = {
 
 /** The faults to sweep for this fixture, each with what it must become. */
 function faults(ctx: CaseContext): { fault: string; expect: Expectation; createOnly: boolean }[] {
-  const declared = [...FAULT_KINDS, ...(ctx.backend.faultKinds ?? [])];
+  const declared: InjectableFault[] = [...FAULT_KINDS, ...(ctx.backend.faultKinds ?? [])];
   const out: { fault: string; expect: Expectation; createOnly: boolean }[] = [];
   for (const f of new Set(declared)) {
     // A real absence is judged by the NotFound cases; capacity only where the profile detects it.

@@ -1,19 +1,29 @@
 import type { ConformanceCase } from '../case.js';
+import { adoptionCases } from './adoption.js';
 import { checkerCases } from './checker.js';
 import { closeCases } from './close.js';
+import { cloudInitCases } from './cloud-init.js';
+import { concurrencyCases } from './concurrency.js';
 import { createCases } from './create.js';
 import { deleteCases } from './delete.js';
+import { deleteRaceCases } from './delete-race.js';
 import { faultSweepCases } from './fault-sweep.js';
 import { getCases } from './get.js';
 import { listCases } from './list.js';
+import { listStrictCases } from './list-strict.js';
 import { operationCases } from './operations.js';
 
 const ALL: readonly ConformanceCase[] = Object.freeze([
   ...createCases,
+  ...adoptionCases,
+  ...cloudInitCases,
   ...getCases,
   ...deleteCases,
+  ...deleteRaceCases,
   ...listCases,
+  ...listStrictCases,
   ...operationCases,
+  ...concurrencyCases,
   ...faultSweepCases,
   ...closeCases,
   ...checkerCases,

@@ -1,21 +1,12 @@
-import { ErrorCode, ErrorKind, type LogLine, ProviderError } from '@egress-proxies/contract';
+import { ErrorKind, type LogLine, ProviderError } from '@egress-proxies/contract';
 import type { ConformanceCase } from '../case.js';
 import { check, describeError } from '../failure.js';
 import { findLeak, printable } from '../sentinels.js';
 import { settle, within } from '../wait.js';
 import { errorBattery } from './battery.js';
 import { oneInstance } from './get.js';
-import { ABORT_BOUND_MS, expectKind, ok, viewsNamed, whileHeld } from './helpers.js';
+import { ABORT_BOUND_MS, expectAborted, expectKind, ok, viewsNamed, whileHeld } from './helpers.js';
 import { operationCalls } from './operation-calls.js';
-
-function expectAborted(err: unknown, what: string): void {
-  check(ProviderError.isInstance(err), `${what}: expected a ProviderError, got ${describeError(err)}`);
-  check(err.kind === ErrorKind.Transient, `${what}: an abort must be Transient, got ${describeError(err)}`);
-  check(
-    err.code === ErrorCode.Aborted || err.code === ErrorCode.Timeout,
-    `${what}: an abort must have code ${ErrorCode.Aborted} (or ${ErrorCode.Timeout}), got ${err.code}`,
-  );
-}
 
 /** Everything written to the console or the standard streams while `fn` runs. */
 async function captureOutput(fn: () => Promise<void>): Promise<string[]> {

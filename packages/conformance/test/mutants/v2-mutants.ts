@@ -6,21 +6,8 @@ import {
   ReferenceProvider,
   resolveReferenceConfig,
 } from '../../src/reference/index.js';
+import { sub } from './adoption-mutants.js';
 import type { Mutant } from './mutants.js';
-
-type Args = Parameters<Mutant['make']>[0];
-
-/** A mutant whose provider is `Cls` and whose Checker follows the provider's close. */
-function sub(Cls: new (a: Args) => ReferenceProvider) {
-  return (args: Args) => {
-    const provider = new Cls(args);
-    const config = resolveReferenceConfig(args.name, args.config);
-    return {
-      provider,
-      checker: new ReferenceChecker(args.name, config, args.backend, () => provider.closed),
-    };
-  };
-}
 
 /** Rewrites what the reference classifier made of one backend code. */
 function reclassify(code: string, to: (e: ProviderError) => ProviderError) {
