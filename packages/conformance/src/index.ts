@@ -29,6 +29,7 @@ export type {
 } from './fixture.js';
 export { createStepGate, type ManagedGate } from './gate.js';
 export { renderConformanceList } from './render-list.js';
+export { RULE_CASES, type RuleCases, renderRuleCases, ruleCaseProblems } from './rule-cases.js';
 export {
   type CaseOutcome,
   type CaseStatus,

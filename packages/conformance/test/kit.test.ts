@@ -6,7 +6,9 @@ import {
   type ConformanceHarness,
   conformanceCases,
   describeProviderConformance,
+  RULE_CASES,
   renderConformanceList,
+  ruleCaseProblems,
   runConformance,
   type SuiteApi,
 } from '../src/index.js';
@@ -214,5 +216,20 @@ describe('the broken-variant table in docs/conformance-list.md', () => {
       expect(row, m.name).toBeDefined();
       expect(row?.[2]).toBe(m.caughtBy.map((id) => `\`${id}\``).join(', '));
     }
+  });
+});
+
+describe('the rule -> cases table', () => {
+  it('names only known cases, and every case guards at least one rule', () => {
+    expect(ruleCaseProblems()).toEqual([]);
+  });
+
+  it('is what docs/contract.md shows between its rule-cases markers', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../../docs/contract.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('<!-- rule-cases:start -->'), doc.indexOf('<!-- rule-cases:end -->'));
+    const documented = tableRows(table).slice(1);
+    expect(documented).toEqual(
+      RULE_CASES.map((r) => [r.rule, r.summary, r.cases.map((c) => `\`${c}\``).join(', ')]),
+    );
   });
 });

@@ -24,6 +24,10 @@ async function refusedIn(
   const err = await ctx.rejects(ctx.create(req), `create over ${what} in state ${state}`);
   expectKind(err, ErrorKind.Permanent, `create over ${what} in state ${state}`);
   check(err.code === code, `create over ${what} in state ${state}: expected code ${code}, got ${err.code}`);
+  check(
+    err.message.includes(req.name),
+    `the refusal of ${what} does not name the instance ${req.name}: ${err.message}`,
+  );
   const after = await snapshot(ctx, req.name);
   check(
     before === after,

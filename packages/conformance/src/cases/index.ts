@@ -23,9 +23,9 @@ const ALL: readonly ConformanceCase[] = Object.freeze([
   ...listCases,
   ...listStrictCases,
   ...operationCases,
-  ...concurrencyCases,
   ...faultSweepCases,
   ...closeCases,
+  ...concurrencyCases,
   ...checkerCases,
 ]);
 

@@ -87,6 +87,7 @@ export const operationCases: ConformanceCase[] = [
       const kinds = new Set<string>(Object.values(ErrorKind));
       for (const { what, op, err } of errors) {
         check(ProviderError.isInstance(err), `${what}: not a ProviderError (${describeError(err)})`);
+        check(err.reason.trim() !== '', `${what}: the error says nothing (empty message)`);
         check(
           err.provider === ctx.config.providerName,
           `${what}: the error names provider ${JSON.stringify(err.provider)}, configured ${JSON.stringify(ctx.config.providerName)}`,
