@@ -94,7 +94,7 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   {
     rule: '2.11',
     summary: 'checker: one result per target, concurrent, Timeout, reasons',
-    cases: ['CHECK-01', 'CHECK-02', 'CHECK-03', 'CHECK-04'],
+    cases: ['CHECK-01', 'CHECK-02', 'CHECK-03', 'CHECK-04', 'CHECK-05', 'CHECK-06'],
   },
   {
     rule: '2.12',

@@ -1,6 +1,7 @@
 import type { ConformanceCase } from '../case.js';
 import { adoptionCases } from './adoption.js';
 import { checkerCases } from './checker.js';
+import { checkerRoundCases } from './checker-rounds.js';
 import { closeCases } from './close.js';
 import { cloudInitCases } from './cloud-init.js';
 import { concurrencyCases } from './concurrency.js';
@@ -27,6 +28,7 @@ const ALL: readonly ConformanceCase[] = Object.freeze([
   ...closeCases,
   ...concurrencyCases,
   ...checkerCases,
+  ...checkerRoundCases,
 ]);
 
 /** The numbered conformance list, in document order. */

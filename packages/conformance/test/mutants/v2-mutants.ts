@@ -1,4 +1,13 @@
-import { ErrorCode, ErrorKind, ProviderError, permanentError } from '@egress-proxies/contract';
+import {
+  type CallOptions,
+  CheckReason,
+  type CheckResult,
+  ErrorCode,
+  ErrorKind,
+  type Logger,
+  ProviderError,
+  permanentError,
+} from '@egress-proxies/contract';
 import {
   classifyBackendError,
   ReferenceBackendError,
@@ -37,6 +46,34 @@ class QuotaOnlyAtPrecheck extends ReferenceProvider {
   }
 }
 
+class CachingChecker extends ReferenceChecker {
+  #last: CheckResult[] | undefined;
+  override async check(opts?: CallOptions): Promise<CheckResult[]> {
+    this.#last ??= await super.check(opts);
+    return this.#last;
+  }
+}
+
+class TimeoutOnlyAtTheProbe extends ReferenceChecker {
+  protected override async checkHost(
+    host: { name: string; address: string; pool: string },
+    signal: AbortSignal | undefined,
+    log: Logger,
+  ): Promise<CheckResult> {
+    const r = await super.checkHost(host, signal, log);
+    // Forgets the deadline once the probe answered: a hang in the pool call reads as an API error.
+    return r.reason === CheckReason.Timeout && r.details.hostname
+      ? { ...r, reason: CheckReason.APIError }
+      : r;
+  }
+}
+
+const withChecker = (Cls: typeof ReferenceChecker) => (args: Parameters<Mutant['make']>[0]) => {
+  const provider = new ReferenceProvider(args);
+  const config = resolveReferenceConfig(args.name, args.config);
+  return { provider, checker: new Cls(args.name, config, args.backend, () => provider.closed) };
+};
+
 /** The v2 mutants: one per rule the kit's second version added a case for. */
 export const V2_MUTANTS: readonly Mutant[] = [
   {
@@ -54,6 +91,18 @@ export const V2_MUTANTS: readonly Mutant[] = [
       const config = resolveReferenceConfig(args.name, args.config);
       return { provider, checker: new ReferenceChecker(args.name, config, args.backend) };
     },
+  },
+  {
+    name: 'the checker answers from a cache',
+    breaks: 'a check never answers from a cache',
+    caughtBy: ['CHECK-05'],
+    make: withChecker(CachingChecker),
+  },
+  {
+    name: 'Timeout only while probing',
+    breaks: 'a deadline at any checker stage is Timeout',
+    caughtBy: ['CHECK-06'],
+    make: withChecker(TimeoutOnlyAtTheProbe),
   },
   {
     name: 'rejected credentials are retried',
