@@ -23,7 +23,7 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   {
     rule: '2.1',
     summary: 'placement validated first, naming the bad and the allowed values',
-    cases: ['CREATE-04'],
+    cases: ['CREATE-04', 'CREATE-18'],
   },
   {
     rule: '2.1',

@@ -1,5 +1,6 @@
 import type { ConformanceCase } from '../case.js';
 import { adoptionCases } from './adoption.js';
+import { badRequestCases } from './bad-request.js';
 import { checkerCases } from './checker.js';
 import { checkerRoundCases } from './checker-rounds.js';
 import { closeCases } from './close.js';
@@ -18,6 +19,7 @@ const ALL: readonly ConformanceCase[] = Object.freeze([
   ...createCases,
   ...adoptionCases,
   ...cloudInitCases,
+  ...badRequestCases,
   ...getCases,
   ...deleteCases,
   ...deleteRaceCases,

@@ -2,6 +2,7 @@ import {
   type CallOptions,
   CheckReason,
   type CheckResult,
+  type CreateRequest,
   ErrorCode,
   ErrorKind,
   type Logger,
@@ -68,6 +69,12 @@ class TimeoutOnlyAtTheProbe extends ReferenceChecker {
   }
 }
 
+class TrustsTheUid extends ReferenceProvider {
+  protected override placement(req: CreateRequest) {
+    return super.placement({ ...req, uid: String(req.uid) });
+  }
+}
+
 const withChecker = (Cls: typeof ReferenceChecker) => (args: Parameters<Mutant['make']>[0]) => {
   const provider = new ReferenceProvider(args);
   const config = resolveReferenceConfig(args.name, args.config);
@@ -91,6 +98,12 @@ export const V2_MUTANTS: readonly Mutant[] = [
       const config = resolveReferenceConfig(args.name, args.config);
       return { provider, checker: new ReferenceChecker(args.name, config, args.backend) };
     },
+  },
+  {
+    name: 'trusts the request uid',
+    breaks: 'a malformed request is Permanent before any backend call',
+    caughtBy: ['CREATE-18'],
+    make: sub(TrustsTheUid),
   },
   {
     name: 'the checker answers from a cache',
