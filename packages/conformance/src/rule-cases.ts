@@ -43,7 +43,7 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   {
     rule: '2.2',
     summary: 'malformed or unconfigured IDs are Permanent INVALID_ID',
-    cases: ['GET-08', 'GET-09', 'DELETE-01'],
+    cases: ['GET-08', 'GET-09', 'GET-13', 'DELETE-01'],
   },
   {
     rule: '2.3',

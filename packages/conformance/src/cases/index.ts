@@ -11,6 +11,7 @@ import { deleteCases } from './delete.js';
 import { deleteRaceCases } from './delete-race.js';
 import { faultSweepCases } from './fault-sweep.js';
 import { getCases } from './get.js';
+import { idGarbageCases } from './id-garbage.js';
 import { listCases } from './list.js';
 import { listStrictCases } from './list-strict.js';
 import { operationCases } from './operations.js';
@@ -21,6 +22,7 @@ const ALL: readonly ConformanceCase[] = Object.freeze([
   ...cloudInitCases,
   ...badRequestCases,
   ...getCases,
+  ...idGarbageCases,
   ...deleteCases,
   ...deleteRaceCases,
   ...listCases,

@@ -75,6 +75,14 @@ class TrustsTheUid extends ReferenceProvider {
   }
 }
 
+class UnanchoredIds extends ReferenceProvider {
+  override get(id: string, opts?: CallOptions) {
+    // Finds the ID anywhere in the string instead of parsing the whole of it.
+    const m = /hosts\/[a-z0-9-]+\/domains\/[a-z0-9-]+/.exec(id);
+    return super.get(m ? m[0] : id, opts);
+  }
+}
+
 const withChecker = (Cls: typeof ReferenceChecker) => (args: Parameters<Mutant['make']>[0]) => {
   const provider = new ReferenceProvider(args);
   const config = resolveReferenceConfig(args.name, args.config);
@@ -104,6 +112,12 @@ export const V2_MUTANTS: readonly Mutant[] = [
     breaks: 'a malformed request is Permanent before any backend call',
     caughtBy: ['CREATE-18'],
     make: sub(TrustsTheUid),
+  },
+  {
+    name: 'unanchored ID parsing',
+    breaks: 'an ID is parsed whole: garbage around a real ID is never that instance',
+    caughtBy: ['GET-13'],
+    make: sub(UnanchoredIds),
   },
   {
     name: 'the checker answers from a cache',
