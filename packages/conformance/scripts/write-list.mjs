@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { renderConformanceList } = await import(join(here, '..', 'dist', 'index.js'));
+const { renderConformanceList, renderRuleCases } = await import(join(here, '..', 'dist', 'index.js'));
 const file = process.argv[2] ?? join(here, '..', '..', '..', 'docs', 'conformance-list.md');
 const start = '<!-- conformance-list:start -->';
 const end = '<!-- conformance-list:end -->';
@@ -16,7 +16,14 @@ const text = readFileSync(file, 'utf8');
 const a = text.indexOf(start);
 const b = text.indexOf(end);
 if (a < 0 || b < a) throw new Error(`${file} lacks the ${start} / ${end} markers`);
-writeFileSync(file, `${text.slice(0, a + start.length)}\n\n${renderConformanceList()}\n${text.slice(b)}`);
+let out = `${text.slice(0, a + start.length)}\n\n${renderConformanceList()}\n${text.slice(b)}`;
+// The rule -> cases table, where the file has its markers (docs/contract.md).
+const rs = '<!-- rule-cases:start -->';
+const re = '<!-- rule-cases:end -->';
+const ra = out.indexOf(rs);
+const rb = out.indexOf(re);
+if (ra >= 0 && rb > ra) out = `${out.slice(0, ra + rs.length)}\n\n${renderRuleCases()}\n${out.slice(rb)}`;
+writeFileSync(file, out);
 // Format like every other markdown file in the repository, so a lint run does not flag it.
 const biome = join(here, '..', '..', '..', 'node_modules', '.bin', 'biome');
 if (existsSync(biome)) spawnSync(biome, ['format', '--write', file], { stdio: 'inherit' });

@@ -13,7 +13,7 @@ import {
   type ProviderProfile,
 } from '@egress-proxies/contract';
 import type { BackendControl, SeedSpec } from './control.js';
-import { ConformanceFailure, describeError } from './failure.js';
+import { CaseSkipped, ConformanceFailure, describeError } from './failure.js';
 import type { ConformanceConfig, ConformanceFixture } from './fixture.js';
 import { cloudInitWith, newSentinel } from './sentinels.js';
 
@@ -56,6 +56,8 @@ export interface CaseContext {
   rejects(promise: Promise<unknown>, what: string): Promise<ProviderError>;
   /** Adds a line to the case's notes (printed by the vitest wrapper, returned by runConformance). */
   note(message: string): void;
+  /** Ends the case as skipped with `reason`: it found nothing to exercise its rule on. */
+  skip(reason: string): never;
   readonly notes: readonly string[];
 }
 
@@ -160,6 +162,9 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
     },
     note(message) {
       notes.push(message);
+    },
+    skip(reason) {
+      throw new CaseSkipped(reason);
     },
   };
 

@@ -1,4 +1,4 @@
-import type { InstanceState } from '@egress-proxies/contract';
+import type { ErrorKind, InstanceState } from '@egress-proxies/contract';
 
 /** A value or a promise of it: harnesses over real or networked fakes may need to await. */
 export type Awaitable<T> = T | Promise<T>;
@@ -20,6 +20,21 @@ export type FaultKind =
   /** Out of capacity (no space in the pool, quota, no free addresses). */
   | 'out-of-capacity';
 
+/**
+ * Fault kinds a harness may also support, declared in `BackendControl.faultKinds`; `failNext`
+ * then gets them too (declare its parameter as `InjectableFault`).
+ */
+export type OptionalFaultKind =
+  /** The backend rejects the credentials (401, permission denied, bad key). */
+  | 'auth-rejected'
+  /** The credentials cannot be read right now (a mounted file missing or unreadable). */
+  | 'credentials-unreadable'
+  /** The backend call ran out of its time budget. */
+  | 'timeout';
+
+/** Every fault kind the kit knows. */
+export type InjectableFault = FaultKind | OptionalFaultKind;
+
 export const FAULT_KINDS: readonly FaultKind[] = [
   'unreachable',
   'busy',
@@ -27,6 +42,20 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'internal',
   'out-of-capacity',
 ];
+
+/** The kinds beyond `FAULT_KINDS` a harness may declare in `BackendControl.faultKinds`. */
+export const OPTIONAL_FAULT_KINDS: readonly OptionalFaultKind[] = [
+  'auth-rejected',
+  'credentials-unreadable',
+  'timeout',
+];
+
+/** A provider-specific fault kind and what the provider must turn it into. */
+export interface ExtraFault {
+  fault: string;
+  kind: ErrorKind;
+  code?: string;
+}
 
 /** A hold on one backend step, from `BackendControl.block`. */
 export interface StepGate {
@@ -100,6 +129,17 @@ export interface BackendControl {
   block(step: string): StepGate;
   /** Makes one zone (or, without `zone`, the whole backend) unreachable or reachable again. */
   setUnreachable(on: boolean, zone?: string): Awaitable<void>;
+  /**
+   * Every fault kind `failNext` can inject, beyond the first five (`FAULT_KINDS`), which every
+   * harness supports: `auth-rejected`, `credentials-unreadable`, `timeout`. The classification
+   * sweep (OPS-08) injects each declared kind at every step of every operation.
+   */
+  readonly faultKinds?: readonly OptionalFaultKind[];
+  /**
+   * The provider's own fault kinds with the error kind (and code, when fixed) each must give;
+   * `failNext` gets the `fault` string.
+   */
+  readonly extraFaults?: readonly ExtraFault[];
   /** Makes one zone (or the whole backend) answer busy to every call. */
   setBusy(on: boolean, zone?: string): Awaitable<void>;
   /** Leaves no capacity for another instance; needed where the profile's `quota` is `detected`. */
@@ -114,6 +154,11 @@ export interface BackendControl {
   corrupt?(name: string, zone?: string): Awaitable<void>;
 
   // ---- inspection
+  /**
+   * The cloud-init the backend received for `name` (the seed image's user-data, the metadata
+   * item, the Pod's file), exactly as stored; undefined when nothing was delivered.
+   */
+  deliveredCloudInit?(name: string, zone?: string): Awaitable<string | undefined>;
   instances(): Awaitable<BackendInstanceView[]>;
   resources(): Awaitable<BackendResourceView[]>;
   /** Every backend call since the fixture was made (or since `clearCalls`), in order. */
@@ -138,6 +183,8 @@ export interface BackendControl {
     stop?: string;
     /** The call that removes the instance itself. */
     remove?: string;
+    /** The call that reads one instance's state (listByTag must never make it per instance). */
+    state?: string;
     /** The call each Checker target makes first (blocked to show the targets run concurrently). */
     probe?: string;
   };

@@ -1,5 +1,6 @@
 import type { CaseGroup } from './case.js';
 import { DEFAULT_CASE_TIMEOUT_MS } from './case.js';
+import { CaseSkipped } from './failure.js';
 import type { ConformanceHarness } from './fixture.js';
 import { decide, type OpenCase, openCase, type SelectOptions, selectCases } from './run.js';
 
@@ -7,7 +8,7 @@ import { decide, type OpenCase, openCase, type SelectOptions, selectCases } from
 export interface SuiteApi {
   describe(name: string, fn: () => Promise<void> | void): void;
   it: {
-    (name: string, fn: () => Promise<void>, timeout?: number): void;
+    (name: string, fn: (test?: { skip?(note?: string): void }) => Promise<void>, timeout?: number): void;
     skip(name: string, fn: () => void): void;
   };
   afterEach(fn: () => Promise<void>): void;
@@ -93,10 +94,18 @@ export function describeProviderConformance(
           const timeout = c.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
           api.it(
             name,
-            async () => {
+            async (test) => {
               const fixture = await harness({ caseId: c.id });
               current = openCase(c, fixture);
-              await current.run();
+              try {
+                await current.run();
+              } catch (err) {
+                // A case with nothing to exercise is a skip with its reason, never a pass.
+                if (!CaseSkipped.isInstance(err) || !test?.skip) throw err;
+                print(`[conformance] ${c.id} skipped: ${err.message}`);
+                test.skip(err.message);
+                return;
+              }
               for (const n of current.session.ctx.notes) print(`[conformance] ${c.id} note: ${n}`);
             },
             timeout + CLEANUP_MARGIN_MS,

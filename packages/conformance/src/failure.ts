@@ -29,3 +29,24 @@ export function describeError(err: unknown): string {
   if (e.code !== undefined) parts.push(`code=${String(e.code)}`);
   return `${parts.join(' ')}: ${String(e.message ?? '')}`;
 }
+
+const SKIP_MARKER = Symbol.for('@egress-proxies/conformance.CaseSkipped');
+
+/**
+ * A case found, at run time, that it cannot exercise its rule on this provider (nothing to
+ * check). The runner reports it as skipped with the reason, never as passed.
+ */
+export class CaseSkipped extends Error {
+  readonly [SKIP_MARKER] = true;
+
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'CaseSkipped';
+  }
+
+  static isInstance(value: unknown): value is CaseSkipped {
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SKIP_MARKER] === true
+    );
+  }
+}

@@ -24,6 +24,8 @@ export interface ConformanceConfig {
   stateTable: readonly StateRow[];
   /** The Checker's targets in config order. */
   checkTargets?: readonly string[];
+  /** Why the provider delivers no cloud-init to its backend (a local process, a Pod): the byte-for-byte case does not apply. */
+  cloudInitNotDelivered?: string;
   /** Conditions `BackendControl.breakTarget` understands, with the reason the Checker must report. */
   checkReasons?: readonly { condition: string; reason: string }[];
 }

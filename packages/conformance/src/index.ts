@@ -8,14 +8,18 @@ export {
   type BackendControl,
   type BackendInstanceView,
   type BackendResourceView,
+  type ExtraFault,
   FAULT_KINDS,
   type FaultKind,
+  type InjectableFault,
+  OPTIONAL_FAULT_KINDS,
+  type OptionalFaultKind,
   type SeedSpec,
   type StateRow,
   type StepGate,
 } from './control.js';
 export { type DescribeOptions, describeProviderConformance, type SuiteApi } from './describe.js';
-export { ConformanceFailure } from './failure.js';
+export { CaseSkipped, ConformanceFailure } from './failure.js';
 export type {
   ConformanceConfig,
   ConformanceFixture,
@@ -25,6 +29,7 @@ export type {
 } from './fixture.js';
 export { createStepGate, type ManagedGate } from './gate.js';
 export { renderConformanceList } from './render-list.js';
+export { RULE_CASES, type RuleCases, renderRuleCases, ruleCaseProblems } from './rule-cases.js';
 export {
   type CaseOutcome,
   type CaseStatus,

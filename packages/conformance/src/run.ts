@@ -1,7 +1,7 @@
 import { type ConformanceCase, DEFAULT_CASE_TIMEOUT_MS } from './case.js';
 import { conformanceCases } from './cases/index.js';
 import { type CaseSession, createCaseSession } from './context.js';
-import { ConformanceFailure, describeError } from './failure.js';
+import { CaseSkipped, ConformanceFailure, describeError } from './failure.js';
 import type { ConformanceFixture, ConformanceHarness } from './fixture.js';
 
 export interface SelectOptions {
@@ -126,6 +126,10 @@ export async function runConformance(
       await open.close();
     } catch (err) {
       error ??= err;
+    }
+    if (CaseSkipped.isInstance(error)) {
+      outcomes.push({ id: c.id, title: c.title, status: 'skipped', reason: error.message, notes: [] });
+      continue;
     }
     outcomes.push({
       id: c.id,

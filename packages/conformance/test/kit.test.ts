@@ -6,7 +6,9 @@ import {
   type ConformanceHarness,
   conformanceCases,
   describeProviderConformance,
+  RULE_CASES,
   renderConformanceList,
+  ruleCaseProblems,
   runConformance,
   type SuiteApi,
 } from '../src/index.js';
@@ -156,6 +158,8 @@ describe('describeProviderConformance', () => {
       'CHECK-02',
       'CHECK-03',
       'CHECK-04',
+      'CHECK-05',
+      'CHECK-06',
       'CREATE-03',
       'CREATE-07',
       'CREATE-11',
@@ -165,7 +169,7 @@ describe('describeProviderConformance', () => {
     expect(tests).toHaveLength(conformanceCases().length - skipped.length);
     expect(tests.every((t) => /^[A-Z]+-\d\d /.test(t))).toBe(true);
     expect(printed.join('\n')).toMatch(
-      /7 cases skipped[\s\S]*CREATE-03 skipped: profile\.createReturn is "submit"/,
+      /9 cases skipped[\s\S]*CREATE-03 skipped: profile\.createReturn is "submit"/,
     );
   });
 });
@@ -214,5 +218,20 @@ describe('the broken-variant table in docs/conformance-list.md', () => {
       expect(row, m.name).toBeDefined();
       expect(row?.[2]).toBe(m.caughtBy.map((id) => `\`${id}\``).join(', '));
     }
+  });
+});
+
+describe('the rule -> cases table', () => {
+  it('names only known cases, and every case guards at least one rule', () => {
+    expect(ruleCaseProblems()).toEqual([]);
+  });
+
+  it('is what docs/contract.md shows between its rule-cases markers', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../../docs/contract.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('<!-- rule-cases:start -->'), doc.indexOf('<!-- rule-cases:end -->'));
+    const documented = tableRows(table).slice(1);
+    expect(documented).toEqual(
+      RULE_CASES.map((r) => [r.rule, r.summary, r.cases.map((c) => `\`${c}\``).join(', ')]),
+    );
   });
 });

@@ -1,12 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type CaseOutcome, conformanceCases, runConformance } from '../src/index.js';
 import { createReferenceHarness } from '../src/reference/index.js';
+import { ADOPTION_MUTANTS } from './mutants/adoption-mutants.js';
+import { LIFECYCLE_MUTANTS } from './mutants/lifecycle-mutants.js';
 import { MUTANTS } from './mutants/mutants.js';
+import { V2_MUTANTS } from './mutants/v2-mutants.js';
 
 const ids = new Set(conformanceCases().map((c) => c.id));
 
 describe('every mutant of the reference provider fails the cases that guard its rule', () => {
-  for (const m of MUTANTS) {
+  for (const m of [...MUTANTS, ...V2_MUTANTS, ...ADOPTION_MUTANTS, ...LIFECYCLE_MUTANTS]) {
     it(`${m.name} (${m.breaks}) fails ${m.caughtBy.join(', ')}`, async () => {
       for (const id of m.caughtBy) expect(ids.has(id), `unknown case id ${id}`).toBe(true);
       // One mutant prints on purpose; keep the report readable (OPS-04 swaps the console for its own capture).

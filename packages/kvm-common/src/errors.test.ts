@@ -23,6 +23,21 @@ const kindOf = (phase: Phase, err: unknown) => {
 describe('classify', () => {
   const rows: [string, unknown, Phase, string][] = [
     ['no domain outside create', libvirtError(E.VIR_ERR_NO_DOMAIN, 'x'), 'get', 'NotFound/NOT_FOUND'],
+    [
+      'a full pool at any step',
+      libvirtError(
+        E.VIR_ERR_SYSTEM_ERROR,
+        "cannot allocate 10737418240 bytes in file '/var/lib/libvirt/images/proxy-0a1b-overlay.qcow2': No space left on device",
+      ),
+      'create',
+      'QuotaExceeded/QUOTA_EXCEEDED',
+    ],
+    [
+      'another system error',
+      libvirtError(E.VIR_ERR_SYSTEM_ERROR, "cannot open file '/x': Permission denied"),
+      'create',
+      'Transient/BACKEND_ERROR',
+    ],
     ['no domain inside create', libvirtError(E.VIR_ERR_NO_DOMAIN, 'x'), 'create', 'Transient/TRANSIENT'],
     ['no volume outside create', libvirtError(E.VIR_ERR_NO_STORAGE_VOL, 'x'), 'delete', 'NotFound/NOT_FOUND'],
     ['no volume inside create', libvirtError(E.VIR_ERR_NO_STORAGE_VOL, 'x'), 'create', 'Transient/TRANSIENT'],

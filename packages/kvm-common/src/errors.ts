@@ -4,6 +4,7 @@ import {
   notFoundError,
   ProviderError,
   permanentError,
+  quotaExceededError,
   transientError,
 } from '@egress-proxies/contract';
 import {
@@ -34,6 +35,9 @@ export const KvmErrorCode = {
 /** Where an error happened: inside create a backend "not found" is Transient, never NotFound. */
 export type Phase = 'create' | 'get' | 'delete' | 'list' | 'check' | 'secondary';
 
+/** The tail of a libvirt system error for ENOSPC (`...: No space left on device`). */
+const NO_SPACE_RE = /: No space left on device$/;
+
 const PERMANENT_CODES = new Set<number>([
   ErrorNumber.VIR_ERR_XML_ERROR,
   ErrorNumber.VIR_ERR_NO_SUPPORT,
@@ -57,6 +61,9 @@ export function classify(phase: Phase, err: unknown): unknown {
   if (LibvirtError.isInstance(err)) {
     const details = libvirtFields(err);
     const extra = { cause, details };
+    // libvirt has no code for a full disk: a system error ends with strerror(ENOSPC), at any step.
+    if (err.code === ErrorNumber.VIR_ERR_SYSTEM_ERROR && NO_SPACE_RE.test(msg))
+      return quotaExceededError(msg, { ...extra, code: ErrorCode.QuotaExceeded });
     switch (err.code) {
       case ErrorNumber.VIR_ERR_NO_DOMAIN:
       case ErrorNumber.VIR_ERR_NO_STORAGE_VOL:

@@ -61,7 +61,7 @@ describe('close', () => {
     await expect(p.get('zones/us-east1-b/instances/proxy-1')).rejects.toMatchObject({
       code: 'PROVIDER_CLOSED',
     });
-    expect((await p.check())[0]).toMatchObject({ ready: false, reason: 'ProviderClosed' });
+    await expect(p.check()).rejects.toMatchObject({ kind: 'Permanent', code: 'PROVIDER_CLOSED' });
     expect(calls).toEqual([]);
     // The same seam does answer before close: the empty list above is not for lack of wiring.
     const q = createGcpProvider({ project: 'my-project' }, { api });

@@ -68,10 +68,11 @@ function zoneOf(zone: string | undefined, cfg: ResolvedGcpConfig): string {
     if (cfg.zones?.length === 1) return cfg.zones[0]!;
     invalid('zone', zone, 'required, for example "europe-west1-b"');
   }
-  if (!ZONE_RE.test(zone)) invalid('zone', zone, 'not a zone name such as "europe-west1-b"');
+  // The configured zones are the allowed values, so they are named even for a malformed zone.
   if (cfg.zones && !cfg.zones.includes(zone)) {
     invalid('zone', zone, `not one of the configured zones (${cfg.zones.join(', ')})`);
   }
+  if (!ZONE_RE.test(zone)) invalid('zone', zone, 'not a zone name such as "europe-west1-b"');
   return zone;
 }
 

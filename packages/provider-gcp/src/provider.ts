@@ -122,7 +122,7 @@ export function createGcpProvider(
     return runWithLogger(logger, async () => {
       try {
         if (closed) {
-          throw permanentError('the provider is closed', { code: 'PROVIDER_CLOSED' });
+          throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
         }
         opts?.signal?.throwIfAborted();
         return await fn();
@@ -153,16 +153,14 @@ export function createGcpProvider(
     check: (opts?: CallOptions): Promise<CheckResult[]> => {
       const o = withLogger(opts, 'check');
       if (closed) {
-        return Promise.resolve([
-          {
-            target: cfg.project,
-            address,
-            ready: false,
-            reason: 'ProviderClosed',
-            message: 'the provider is closed',
-            details: {},
-          },
-        ]);
+        // The same stable code as every other call after close (contract 2.12).
+        return Promise.reject(
+          wrapError(
+            name,
+            'check',
+            permanentError('the provider is closed', { code: ErrorCode.ProviderClosed }),
+          ),
+        );
       }
       return runWithLogger(loggerOf(o), () => check(ctx, o));
     },

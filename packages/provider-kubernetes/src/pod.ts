@@ -59,6 +59,10 @@ export function buildPod(req: CreateRequest, cfg: KubernetesConfig): V1Pod {
       code: ErrorCode.InvalidRequest,
     });
   }
+  // The UID becomes a label value: anything but a string would reach the API server as garbage.
+  if (typeof req.uid !== 'string') {
+    throw permanentError(`uid must be a string, got ${typeof req.uid}`, { code: ErrorCode.InvalidRequest });
+  }
   if (!Number.isInteger(req.port) || req.port < 1 || req.port > 65535) {
     throw permanentError(`port ${JSON.stringify(req.port)} is not an integer in 1..65535`, {
       code: ErrorCode.InvalidRequest,

@@ -18,7 +18,7 @@ import { KeyedLock } from '@egress-proxies/keyedlock';
 import type { Tracer } from '@opentelemetry/api';
 import type { KubeBackend } from './backend.js';
 import { currentLogger, runWithLogger } from './call-context.js';
-import { CHECK_TARGET, check } from './check.js';
+import { check } from './check.js';
 import { type ClientNodeOptions, createClientNodeBackend } from './client-node.js';
 import { parseKubernetesConfig } from './config.js';
 import type { KubeContext } from './context.js';
@@ -108,16 +108,12 @@ export function createKubernetesProvider(
     async check(opts?: CallOptions): Promise<CheckResult[]> {
       const logger = loggerFor(opts);
       if (closed) {
-        return [
-          {
-            target: CHECK_TARGET,
-            address: ctx.backend.server,
-            ready: false,
-            reason: 'Closed',
-            message: 'the provider is closed',
-            details: {},
-          },
-        ];
+        // The same stable code as every other call after close (contract 2.12).
+        throw wrapError(
+          name,
+          'check',
+          permanentError('the provider is closed', { code: KubeErrorCode.Closed }),
+        );
       }
       return runWithLogger(logger, () => check(ctx, opts?.signal, logger));
     },

@@ -4,6 +4,7 @@ import {
   type Checker,
   type CheckResult,
   type CreateRequest,
+  ErrorCode,
   type Logger,
   type Provider,
   type ProviderProfile,
@@ -91,7 +92,7 @@ export class LocalProvider implements Provider, Checker {
 
   async #run<T>(op: string, opts: CallOptions | undefined, fn: (ctx: OpContext) => Promise<T>): Promise<T> {
     try {
-      if (this.#closed) throw permanentError('the provider is closed');
+      if (this.#closed) throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
       throwIfAborted(opts?.signal);
       const ctx = this.#context(opts, op);
       return await raceAbort(fn(ctx), opts?.signal);
@@ -116,8 +117,15 @@ export class LocalProvider implements Provider, Checker {
     return this.#run('listByTag', opts, (ctx) => listInstances(ctx));
   }
 
-  /** One result for this host; never rejects (an expired signal is a `Timeout` result). */
+  /** One result for this host; never rejects (an expired signal is a `Timeout` result) until close. */
   async check(opts?: CallOptions): Promise<CheckResult[]> {
+    if (this.#closed) {
+      throw wrapError(
+        this.name,
+        'check',
+        permanentError('the provider is closed', { code: ErrorCode.ProviderClosed }),
+      );
+    }
     const ctx = this.#context(opts, 'check');
     const result = await checkHost(ctx);
     ctx.logger.log(1, 'local check', { target: result.target, ready: result.ready, reason: result.reason });

@@ -4,6 +4,7 @@ import {
   type Checker,
   type CheckResult,
   type CreateRequest,
+  ErrorCode,
   type Instance,
   type Logger,
   loggerOf,
@@ -125,7 +126,7 @@ export function createProxmoxProvider(
     fn: (ctx: Ctx) => Promise<T>,
   ): Promise<T> => {
     try {
-      if (closed) throw permanentError('the provider is closed', { code: 'CLOSED' });
+      if (closed) throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
       const ctx = ctxFor(opts);
       ctx.signal.throwIfAborted();
       return await fn(ctx);
@@ -152,7 +153,11 @@ export function createProxmoxProvider(
     check: (opts?: CallOptions) => {
       if (closed)
         return Promise.reject(
-          wrapError(name, 'check', permanentError('the provider is closed', { code: 'CLOSED' })),
+          wrapError(
+            name,
+            'check',
+            permanentError('the provider is closed', { code: ErrorCode.ProviderClosed }),
+          ),
         );
       return check(ctxFor(opts), new URL(cfg.url).host, cfg.tokenFile);
     },

@@ -4,7 +4,7 @@ import type { ConformanceCase } from '../case.js';
 import type { CaseContext } from '../context.js';
 import { FAULT_KINDS } from '../control.js';
 import { check, describeError } from '../failure.js';
-import { expectKind, near, observe, ok, outcome, stepsOf, whileHeld } from './helpers.js';
+import { CALL_BOUND_MS, expectKind, near, observe, ok, outcome, stepsOf, whileHeld } from './helpers.js';
 
 export const DEFAULT_MALFORMED_IDS = ['', 'not-an-id', 'a/b/c/d/e/f/g', '../../etc/passwd'];
 
@@ -30,6 +30,21 @@ export async function midDeleteStep(ctx: CaseContext): Promise<string> {
   return step;
 }
 
+/** Polls get until NotFound; every answer before that is an instance (deleting) or Transient, never another error. */
+async function goneWithin(ctx: CaseContext, id: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const s = await outcome(ctx.provider.get(id, ctx.opts()), 'get after a returns-early delete');
+    if (!s.ok && isNotFound(s.error)) return;
+    if (!s.ok) expectKind(s.error, ErrorKind.Transient, 'get after a returns-early delete');
+    check(
+      Date.now() < deadline,
+      `get still answers ${s.ok ? s.value.state : 'Transient'} ${ms} ms after delete`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export const getCases: ConformanceCase[] = [
   {
     id: 'GET-01',
@@ -41,6 +56,11 @@ export const getCases: ConformanceCase[] = [
     async run(ctx) {
       const { id } = await oneInstance(ctx);
       await ok(ctx.provider.delete(id, ctx.opts()), 'delete');
+      if (ctx.profile.deleteReturn === 'returns-early') {
+        // The instance may still be there, deleting, for a while: get must answer, then say NotFound.
+        await goneWithin(ctx, id, CALL_BOUND_MS);
+        return;
+      }
       const err = await ctx.rejects(ctx.provider.get(id, ctx.opts()), 'get after delete');
       expectKind(err, ErrorKind.NotFound, 'get after delete');
     },

@@ -1,4 +1,4 @@
-import { type ErrorKind, type Instance, InstanceState, ProviderError } from '@egress-proxies/contract';
+import { ErrorCode, ErrorKind, type Instance, InstanceState, ProviderError } from '@egress-proxies/contract';
 import type { CaseContext } from '../context.js';
 import type { BackendCall, BackendInstanceView, StepGate } from '../control.js';
 import { ConformanceFailure, check, describeError } from '../failure.js';
@@ -127,3 +127,13 @@ export function isHealthy(ctx: CaseContext, inst: Instance): boolean {
 
 export const near = (a: Date | undefined, b: Date, toleranceMs = 1_000): boolean =>
   a instanceof Date && Math.abs(a.getTime() - b.getTime()) <= toleranceMs;
+
+/** An aborted call's error: Transient ABORTED (or TIMEOUT for AbortSignal.timeout). */
+export function expectAborted(err: unknown, what: string): void {
+  check(ProviderError.isInstance(err), `${what}: expected a ProviderError, got ${describeError(err)}`);
+  check(err.kind === ErrorKind.Transient, `${what}: an abort must be Transient, got ${describeError(err)}`);
+  check(
+    err.code === ErrorCode.Aborted || err.code === ErrorCode.Timeout,
+    `${what}: an abort must have code ${ErrorCode.Aborted} (or ${ErrorCode.Timeout}), got ${err.code}`,
+  );
+}

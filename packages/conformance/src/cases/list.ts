@@ -196,12 +196,12 @@ export const listCases: ConformanceCase[] = [
         const rest = await resourceCounts(ctx, req.name);
         check(rest === 'none', `deleteSecondary left ${rest} after a failure at ${step}`);
       }
-      if (orphaned === 0) ctx.note('no failed create step left resources without an instance');
       const all = await ok(ctx.provider.listSecondary!(ctx.opts()), 'listSecondary');
       check(
         !all.some((r) => r.instanceName === live.name),
         `listSecondary lists resources of the live instance ${live.name}`,
       );
+      if (orphaned === 0) ctx.skip('no failed create step left resources without an instance');
     },
   },
 ];

@@ -1,60 +1,12 @@
-import { ErrorCode, ErrorKind, type LogLine, ProviderError } from '@egress-proxies/contract';
+import { ErrorKind, type LogLine, ProviderError } from '@egress-proxies/contract';
 import type { ConformanceCase } from '../case.js';
-import type { CaseContext } from '../context.js';
 import { check, describeError } from '../failure.js';
 import { findLeak, printable } from '../sentinels.js';
 import { settle, within } from '../wait.js';
 import { errorBattery } from './battery.js';
 import { oneInstance } from './get.js';
-import { ABORT_BOUND_MS, expectKind, observe, ok, stepsOf, viewsNamed, whileHeld } from './helpers.js';
-
-type Run = (signal: AbortSignal) => Promise<unknown>;
-
-/** For each operation: the steps it makes, and a fresh call of it to abort at one step. */
-async function operations(
-  ctx: CaseContext,
-): Promise<{ op: string; steps: string[]; fresh: () => Promise<Run> }[]> {
-  const { provider } = ctx;
-  const live = await oneInstance(ctx);
-  const probe = await oneInstance(ctx);
-  const createSteps = stepsOf(await observe(ctx, () => ok(ctx.create(ctx.request()), 'create')));
-  const getSteps = stepsOf(await observe(ctx, () => ok(provider.get(live.id, ctx.opts()), 'get')));
-  const listSteps = stepsOf(await observe(ctx, () => ok(provider.listByTag(ctx.opts()), 'listByTag')));
-  const deleteSteps = stepsOf(await observe(ctx, () => ok(provider.delete(probe.id, ctx.opts()), 'delete')));
-  return [
-    {
-      op: 'create',
-      steps: createSteps,
-      fresh: async () => {
-        const req = ctx.request();
-        return (signal) => ctx.create(req, ctx.opts(signal));
-      },
-    },
-    { op: 'get', steps: getSteps, fresh: async () => (signal) => provider.get(live.id, ctx.opts(signal)) },
-    {
-      op: 'listByTag',
-      steps: listSteps,
-      fresh: async () => (signal) => provider.listByTag(ctx.opts(signal)),
-    },
-    {
-      op: 'delete',
-      steps: deleteSteps,
-      fresh: async () => {
-        const { id } = await oneInstance(ctx);
-        return (signal) => provider.delete(id, ctx.opts(signal));
-      },
-    },
-  ];
-}
-
-function expectAborted(err: unknown, what: string): void {
-  check(ProviderError.isInstance(err), `${what}: expected a ProviderError, got ${describeError(err)}`);
-  check(err.kind === ErrorKind.Transient, `${what}: an abort must be Transient, got ${describeError(err)}`);
-  check(
-    err.code === ErrorCode.Aborted || err.code === ErrorCode.Timeout,
-    `${what}: an abort must have code ${ErrorCode.Aborted} (or ${ErrorCode.Timeout}), got ${err.code}`,
-  );
-}
+import { ABORT_BOUND_MS, expectAborted, expectKind, ok, viewsNamed, whileHeld } from './helpers.js';
+import { operationCalls } from './operation-calls.js';
 
 /** Everything written to the console or the standard streams while `fn` runs. */
 async function captureOutput(fn: () => Promise<void>): Promise<string[]> {
@@ -96,7 +48,7 @@ export const operationCases: ConformanceCase[] = [
     applies: () => true,
     timeoutMs: 30_000,
     async run(ctx) {
-      for (const { op, steps, fresh } of await operations(ctx)) {
+      for (const { op, steps, fresh } of await operationCalls(ctx)) {
         for (const step of steps) {
           const run = await fresh();
           const ac = new AbortController();
@@ -135,6 +87,7 @@ export const operationCases: ConformanceCase[] = [
       const kinds = new Set<string>(Object.values(ErrorKind));
       for (const { what, op, err } of errors) {
         check(ProviderError.isInstance(err), `${what}: not a ProviderError (${describeError(err)})`);
+        check(err.reason.trim() !== '', `${what}: the error says nothing (empty message)`);
         check(
           err.provider === ctx.config.providerName,
           `${what}: the error names provider ${JSON.stringify(err.provider)}, configured ${JSON.stringify(ctx.config.providerName)}`,

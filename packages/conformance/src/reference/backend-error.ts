@@ -12,6 +12,7 @@ export type ReferenceBackendCode =
   | 'UNREACHABLE'
   | 'BUSY'
   | 'AUTH'
+  | 'TIMEOUT'
   | 'INVALID'
   | 'INTERNAL';
 

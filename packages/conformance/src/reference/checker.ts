@@ -3,8 +3,11 @@ import {
   type Checker,
   CheckReason,
   type CheckResult,
+  ErrorCode,
   type Logger,
   loggerOf,
+  permanentError,
+  wrapError,
 } from '@egress-proxies/contract';
 import type { ReferenceBackend } from './backend.js';
 import { ReferenceBackendError } from './backend-error.js';
@@ -23,14 +26,29 @@ export class ReferenceChecker implements Checker {
   protected readonly name: string;
   protected readonly config: ResolvedReferenceConfig;
   readonly #backend: ReferenceBackend;
+  readonly #closed: () => boolean;
 
-  constructor(name: string, config: ResolvedReferenceConfig, backend: ReferenceBackend) {
+  /** `closed` says whether the provider this Checker belongs to was closed. */
+  constructor(
+    name: string,
+    config: ResolvedReferenceConfig,
+    backend: ReferenceBackend,
+    closed: () => boolean = () => false,
+  ) {
     this.name = name;
     this.config = config;
     this.#backend = backend;
+    this.#closed = closed;
   }
 
   async check(opts?: CallOptions): Promise<CheckResult[]> {
+    if (this.#closed()) {
+      throw wrapError(
+        this.name,
+        'check',
+        permanentError('the provider is closed', { code: ErrorCode.ProviderClosed }),
+      );
+    }
     return Promise.all(this.config.hosts.map((h) => this.checkHost(h, opts?.signal, this.logger(opts))));
   }
 

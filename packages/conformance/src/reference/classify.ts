@@ -38,6 +38,8 @@ export function classifyBackendError(provider: string, operation: string, err: u
       return make(ErrorKind.Transient, ErrorCode.Unreachable);
     case 'BUSY':
       return make(ErrorKind.Transient, ErrorCode.Busy);
+    case 'TIMEOUT':
+      return make(ErrorKind.Transient, ErrorCode.Timeout);
     default:
       return make(ErrorKind.Transient, ErrorCode.BackendError);
   }

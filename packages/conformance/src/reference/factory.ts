@@ -11,7 +11,12 @@ export function createReference(
   backend?: ReferenceBackend,
 ): { provider: ReferenceProvider; checker: Checker } {
   const provider = new ReferenceProvider({ name, config, ...(backend ? { backend } : {}) });
-  const checker = new ReferenceChecker(name, resolveReferenceConfig(name, config), provider.backend);
+  const checker = new ReferenceChecker(
+    name,
+    resolveReferenceConfig(name, config),
+    provider.backend,
+    () => provider.closed,
+  );
   return { provider, checker };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Checker, InstanceState, type Provider } from '@egress-proxies/contract';
-import type { BackendControl, FaultKind, StateRow } from '../control.js';
+import type { BackendControl, InjectableFault, StateRow } from '../control.js';
 import type { ConformanceFixture, ConformanceHarness } from '../fixture.js';
 import {
   type DomainState,
@@ -58,7 +58,7 @@ export function referenceConfig(token: string, overrides: Partial<ReferenceConfi
   };
 }
 
-function faultCode(step: string, fault: FaultKind): ReferenceBackendCode {
+function faultCode(step: string, fault: InjectableFault): ReferenceBackendCode {
   switch (fault) {
     case 'unreachable':
       return 'UNREACHABLE';
@@ -68,6 +68,10 @@ function faultCode(step: string, fault: FaultKind): ReferenceBackendCode {
       return notFoundCodeFor(step);
     case 'out-of-capacity':
       return 'NO_SPACE';
+    case 'auth-rejected':
+      return 'AUTH';
+    case 'timeout':
+      return 'TIMEOUT';
     default:
       return 'INTERNAL';
   }
@@ -79,7 +83,8 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
   const where = (name: string, zone?: string) =>
     zone ?? backend.domains().find((d) => d.name === name)?.host ?? defaultHost;
   return {
-    failNext: (step, count, fault) => backend.failNext(step, count, faultCode(step, fault)),
+    failNext: (step, count, fault: InjectableFault) => backend.failNext(step, count, faultCode(step, fault)),
+    faultKinds: ['auth-rejected', 'timeout'],
     block: (step) => backend.block(step),
     setUnreachable: (on, zone) => backend.setUnreachable(on, zone),
     setBusy: (on, zone) => backend.setBusy(on, zone),
@@ -132,6 +137,12 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
       backend
         .calls()
         .map((c) => ({ step: c.step, zone: c.host, ...(c.instance ? { instance: c.instance } : {}) })),
+    deliveredCloudInit: (name, zone) => {
+      const seed = backend
+        .volumes()
+        .find((v) => v.kind === 'seed' && v.owner === name && v.host === where(name, zone));
+      return seed?.content ? new TextDecoder().decode(seed.content) : undefined;
+    },
     clearCalls: () => backend.clearCalls(),
     inFlight: (step) => backend.inFlight(step),
     removeInstance: (name, zone) => backend.removeDomainOutOfBand(where(name, zone), name),
@@ -140,7 +151,7 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
       for (const h of zone ? [zone] : backend.hostNames()) backend.removeVolumesOutOfBand(h, name);
     },
     setAddress: (name, present, zone) => backend.setAddress(where(name, zone), name, present),
-    steps: { address: 'address', stop: 'stop', remove: 'undefine', probe: 'probe' },
+    steps: { address: 'address', stop: 'stop', remove: 'undefine', probe: 'probe', state: 'state' },
     reset: () => backend.reset(),
   };
 }

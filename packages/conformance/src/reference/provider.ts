@@ -437,10 +437,12 @@ export class ReferenceProvider implements Provider {
       this.assertOpen(opts?.signal);
       const out: Instance[] = [];
       let skipped = 0;
+      let listedHosts = 0;
       for (const { name: host } of this.config.hosts) {
         const ctx: OpContext = { op: 'listByTag', log, signal: opts?.signal, host };
         const domains = await this.listHost(ctx);
         if (!domains) continue;
+        listedHosts += 1;
         for (const d of domains) {
           if (!isInstanceName(d.name)) continue;
           let metadata: string | undefined;
@@ -479,6 +481,9 @@ export class ReferenceProvider implements Provider {
           });
         }
       }
+      // Every host left out is not "nothing exists": the caller must not act on an empty answer.
+      if (listedHosts === 0)
+        throw transientError('no configured host could be listed', { code: ErrorCode.Unreachable });
       log.log(1, 'reference instances listed', { count: out.length, skipped });
       return out;
     } catch (err) {
@@ -552,6 +557,11 @@ export class ReferenceProvider implements Provider {
     }
   }
 
+  /** Whether close() was called; the Checker refuses too once it was. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Nothing to release in memory; later calls fail Permanent so a removed entry is not used by accident. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -561,7 +571,7 @@ export class ReferenceProvider implements Provider {
 
   protected assertOpen(signal?: AbortSignal): void {
     throwIfAborted(signal);
-    if (this.#closed) throw permanentError('the provider is closed');
+    if (this.#closed) throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
   }
 
   protected logger(opts?: CallOptions): Logger {

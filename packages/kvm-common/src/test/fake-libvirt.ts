@@ -306,7 +306,11 @@ export class FakeLibvirt {
           throw libvirtError(ErrorNumber.VIR_ERR_NO_STORAGE_VOL, 'storage volume not found');
         throw libvirtError(ErrorNumber.VIR_ERR_NO_DOMAIN, 'domain not found');
       case 'out-of-capacity':
-        throw libvirtError(ErrorNumber.VIR_ERR_OPERATION_FAILED, 'no space left on device');
+        // What libvirtd reports when the pool's filesystem is full (a system error, errno text last).
+        throw libvirtError(
+          ErrorNumber.VIR_ERR_SYSTEM_ERROR,
+          `cannot allocate 4294967296 bytes in file '/var/lib/libvirt/images/${step}.qcow2': No space left on device`,
+        );
       default:
         throw libvirtError(ErrorNumber.VIR_ERR_INTERNAL_ERROR, 'internal error (injected)');
     }

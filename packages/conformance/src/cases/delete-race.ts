@@ -1,0 +1,81 @@
+import type { ConformanceCase } from '../case.js';
+import { check, describeError } from '../failure.js';
+import { track, within } from '../wait.js';
+import { oneInstance } from './get.js';
+import {
+  CALL_BOUND_MS,
+  GATE_BOUND_MS,
+  isHealthy,
+  observe,
+  ok,
+  onlyView,
+  resourceCounts,
+  stepsOf,
+} from './helpers.js';
+
+export const deleteRaceCases: ConformanceCase[] = [
+  {
+    id: 'DELETE-09',
+    group: 'delete',
+    title: 'with the machine already gone, delete still removes its secondary parts',
+    proves:
+      'a machine removed by hand (or a delete cut off after its last step) leaves no disks or seed images behind',
+    gate: 'secondaryResources = explicit or explicit-listable',
+    applies: (f) =>
+      f.profile.secondaryResources === 'explicit' || f.profile.secondaryResources === 'explicit-listable'
+        ? true
+        : `profile.secondaryResources is "${f.profile.secondaryResources}": the parts go with the machine`,
+    async run(ctx) {
+      const { id, req } = await oneInstance(ctx);
+      const had = await resourceCounts(ctx, req.name);
+      if (had === 'none') ctx.skip('a create left no secondary resource the harness reports');
+      await ctx.backend.removeInstance(req.name, req.placement.zone);
+      await ok(ctx.provider.delete(id, ctx.opts()), 'delete with the machine gone');
+      const left = await resourceCounts(ctx, req.name);
+      check(left === 'none', `delete with the machine gone left ${left} (the instance had ${had})`);
+    },
+  },
+  {
+    id: 'DELETE-10',
+    group: 'delete',
+    title:
+      "a create racing a delete of the same name is serialised: the create's ID exists and runs after both",
+    proves:
+      'a finalizer and a reconcile of the same name never leave half an instance or a returned ID that is gone',
+    gate: 'always',
+    applies: () => true,
+    async run(ctx) {
+      const { id, req } = await oneInstance(ctx);
+      const delSteps = stepsOf(
+        await observe(ctx, async () => {
+          const probe = await oneInstance(ctx);
+          await ctx.backend.clearCalls();
+          await ok(ctx.provider.delete(probe.id, ctx.opts()), 'delete');
+        }),
+      );
+      const step = ctx.backend.steps.remove ?? delSteps[delSteps.length - 1]!;
+      const gate = ctx.backend.block(step);
+      const del = track(ctx.provider.delete(id, ctx.opts()));
+      let created: ReturnType<typeof track<string>> | undefined;
+      try {
+        await within(
+          Promise.race([gate.reached, del.promise]),
+          GATE_BOUND_MS,
+          `delete never reached step ${step}`,
+        );
+        created = track(ctx.create(req));
+        // Give an unserialised create every chance to look at the half-deleted instance first.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } finally {
+        gate.release();
+      }
+      const d = await within(del.promise, CALL_BOUND_MS, 'the delete did not return');
+      check(d.ok, `the racing delete failed: ${d.ok ? '' : describeError(d.error)}`);
+      const c = await within(created!.promise, CALL_BOUND_MS, 'the racing create did not return');
+      check(c.ok, `the racing create failed: ${c.ok ? '' : describeError(c.error)}`);
+      const inst = await ok(ctx.provider.get(c.value, ctx.opts()), "get of the racing create's ID");
+      check(isHealthy(ctx, inst), `after the race the created instance is ${inst.state}`);
+      await onlyView(ctx, req.name, 'after the race');
+    },
+  },
+];

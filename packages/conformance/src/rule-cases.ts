@@ -1,0 +1,168 @@
+import { conformanceCases } from './cases/index.js';
+
+/** One contract rule (a section of docs/contract.md 2, or a section 4 axis) and the cases that guard it. */
+export interface RuleCases {
+  /** `2.1`, `2.4`, ... or `axis: readiness`. */
+  readonly rule: string;
+  readonly summary: string;
+  readonly cases: readonly string[];
+}
+
+/** Which cases fail when a rule is broken: the source of the rule -> cases table in docs/contract.md. */
+export const RULE_CASES: readonly RuleCases[] = Object.freeze([
+  {
+    rule: '2.1',
+    summary: 'create is idempotent and resumable',
+    cases: ['CREATE-01', 'CREATE-02', 'CREATE-10', 'CREATE-12', 'CREATE-13'],
+  },
+  {
+    rule: '2.1',
+    summary: 'the adoption guard, in every state and for unreadable marks',
+    cases: ['CREATE-05', 'CREATE-06', 'CREATE-09', 'CREATE-14', 'CREATE-15'],
+  },
+  {
+    rule: '2.1',
+    summary: 'placement validated first, naming the bad and the allowed values',
+    cases: ['CREATE-04', 'CREATE-18'],
+  },
+  {
+    rule: '2.1',
+    summary: 'createdAt written once; never NotFound from create',
+    cases: ['CREATE-16', 'CREATE-08'],
+  },
+  {
+    rule: '2.1',
+    summary: 'cloud-init delivered byte for byte, never logged',
+    cases: ['CREATE-17', 'OPS-03'],
+  },
+  {
+    rule: '2.2',
+    summary: 'get reads the backend; only a real absence is NotFound',
+    cases: ['GET-01', 'GET-02', 'GET-03', 'GET-07', 'GET-11', 'GET-12', 'OPS-08'],
+  },
+  {
+    rule: '2.2',
+    summary: 'malformed or unconfigured IDs are Permanent INVALID_ID',
+    cases: ['GET-08', 'GET-09', 'GET-13', 'DELETE-01'],
+  },
+  {
+    rule: '2.3',
+    summary: 'delete of something absent is success, parts included',
+    cases: ['DELETE-02', 'DELETE-03', 'DELETE-05', 'DELETE-06', 'DELETE-07', 'DELETE-09'],
+  },
+  {
+    rule: '2.3',
+    summary: 'delete leaves what is not ours alone and stops before removing',
+    cases: ['DELETE-04', 'DELETE-08'],
+  },
+  {
+    rule: '2.4',
+    summary: 'listByTag: every marked instance, the four GC fields, no per-instance calls',
+    cases: ['LIST-01', 'LIST-02', 'LIST-03', 'LIST-07'],
+  },
+  {
+    rule: '2.4',
+    summary: 'listByTag: partial failures, unreadable entries, never an empty "nothing exists"',
+    cases: ['LIST-04', 'LIST-05', 'LIST-08'],
+  },
+  {
+    rule: '2.4',
+    summary: "secondary resources: listed when orphaned, never a live instance's",
+    cases: ['LIST-06', 'LIST-09', 'LIST-10'],
+  },
+  {
+    rule: '2.5',
+    summary: 'every error a classified ProviderError with the configured name',
+    cases: ['OPS-02', 'OPS-08', 'CREATE-07'],
+  },
+  {
+    rule: '2.6',
+    summary: 'cancellation: prompt, queued calls too, resumable',
+    cases: ['OPS-01', 'OPS-05', 'OPS-10', 'CREATE-13'],
+  },
+  {
+    rule: '2.7',
+    summary: 'concurrency: same name serialised, different names parallel, aborts isolated',
+    cases: ['CREATE-10', 'DELETE-10', 'OPS-11', 'OPS-12'],
+  },
+  { rule: '2.8', summary: 'construction never touches the backend', cases: ['OPS-06'] },
+  {
+    rule: '2.9',
+    summary: 'logging tiers, silence by default, no secrets in lines',
+    cases: ['OPS-03', 'OPS-04'],
+  },
+  {
+    rule: '2.11',
+    summary: 'checker: one result per target, concurrent, Timeout, reasons',
+    cases: ['CHECK-01', 'CHECK-02', 'CHECK-03', 'CHECK-04', 'CHECK-05', 'CHECK-06'],
+  },
+  {
+    rule: '2.12',
+    summary: 'close: safe twice, every call after it Permanent PROVIDER_CLOSED',
+    cases: ['OPS-07', 'OPS-09'],
+  },
+  {
+    rule: 'axis: readiness, createReturn',
+    summary: 'a blocking create returns running; get right after create',
+    cases: ['CREATE-03', 'CREATE-11'],
+  },
+  {
+    rule: 'axis: ipSource',
+    summary: 'running without an address, a failing address source',
+    cases: ['GET-04', 'GET-05', 'GET-06'],
+  },
+  {
+    rule: 'axis: gcMark',
+    summary: 'unmarked instances refused, skipped, left alone',
+    cases: ['CREATE-06', 'GET-11', 'LIST-01', 'DELETE-08'],
+  },
+  {
+    rule: 'axis: createdAt',
+    summary: 'the written or backend time read back',
+    cases: ['GET-07', 'CREATE-16'],
+  },
+  {
+    rule: 'axis: listPartial, listSkipsUnreadable',
+    summary: 'the declared policies hold',
+    cases: ['LIST-04', 'LIST-05', 'LIST-08'],
+  },
+  {
+    rule: 'axis: quota',
+    summary: 'out of capacity is QuotaExceeded at any create step',
+    cases: ['CREATE-07', 'OPS-08'],
+  },
+  { rule: 'axis: states', summary: 'the state table covers exactly the declared states', cases: ['GET-10'] },
+  {
+    rule: 'axis: secondaryResources',
+    summary: 'parts removed, listed and spared as declared',
+    cases: ['DELETE-03', 'DELETE-09', 'LIST-06', 'LIST-10'],
+  },
+  {
+    rule: 'axis: deleteReturn',
+    summary: 'gone after delete (polled for returns-early)',
+    cases: ['GET-01', 'DELETE-02'],
+  },
+  {
+    rule: 'axis: timeouts, credentials',
+    summary: 'timeout and unreadable credentials are Transient, rejected ones Permanent',
+    cases: ['OPS-08'],
+  },
+]);
+
+/** The rule -> cases table as markdown, between the rule-cases markers of docs/contract.md. */
+export function renderRuleCases(): string {
+  const out = ['| Rule | What | Cases |', '|---|---|---|'];
+  for (const r of RULE_CASES)
+    out.push(`| ${r.rule} | ${r.summary} | ${r.cases.map((c) => `\`${c}\``).join(', ')} |`);
+  return `${out.join('\n')}\n`;
+}
+
+/** Problems with the table: unknown case ids, and cases no rule names. */
+export function ruleCaseProblems(): string[] {
+  const ids = new Set(conformanceCases().map((c) => c.id));
+  const named = new Set(RULE_CASES.flatMap((r) => r.cases));
+  return [
+    ...[...named].filter((id) => !ids.has(id)).map((id) => `unknown case ${id}`),
+    ...[...ids].filter((id) => !named.has(id)).map((id) => `case ${id} guards no rule`),
+  ];
+}
