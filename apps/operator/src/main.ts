@@ -2,17 +2,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ProvidersConfigError } from '@egress-proxies/contract';
-import { KubeConfig } from '@kubernetes/client-node';
-import { crdFiles } from './api/crd.js';
 import { FlagError } from './cli/flag-error.js';
 import { parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
 import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
-import { createOperatorLogger, providerLoggerFrom } from './log/logger.js';
-import { startOperator } from './operator.js';
-import { bundledRegistry } from './providers/bundled.js';
-import { downCommand, type Io, statusCommand, upCommand } from './standalone/commands.js';
-import { startTracing } from './tracing/sdk.js';
+import type { Io } from './standalone/commands.js';
+
+// Each command imports what it needs when it runs, so `--help` (and a typo) loads none of it.
+const standaloneCommands = () => import('./standalone/commands.js');
 
 const USAGE = `usage: egress-proxies <command> [flags]
 
@@ -44,6 +40,13 @@ function terminalIo(signals = false): Io {
 
 async function run(args: string[]): Promise<number> {
   const flags = parseRunFlags(args);
+  const [{ KubeConfig }, { createOperatorLogger, providerLoggerFrom }, { startOperator }, { startTracing }] =
+    await Promise.all([
+      import('@kubernetes/client-node'),
+      import('./log/logger.js'),
+      import('./operator.js'),
+      import('./tracing/sdk.js'),
+    ]);
   const log = createOperatorLogger(flags.logLevel);
   const tracing = startTracing(flags.otlpEndpoint ? { endpoint: flags.otlpEndpoint } : {});
   const kc = new KubeConfig();
@@ -55,13 +58,11 @@ async function run(args: string[]): Promise<number> {
     throw new FlagError(`cannot load ${where}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!kc.getCurrentCluster()) throw new FlagError(`${where} names no current cluster`);
-  const registry = bundledRegistry();
   const ca = flags.probeCaFile ? await readFile(flags.probeCaFile, 'utf8') : undefined;
   let exitCode = 0;
   const op = await startOperator({
     kubeConfig: kc,
     configPath: flags.providersConfig,
-    registry,
     operatorNamespace: flags.operatorNamespace,
     leaderElection: flags.leaderElection,
     leaseName: flags.leaseName,
@@ -95,8 +96,8 @@ async function run(args: string[]): Promise<number> {
   return exitCode;
 }
 
-function crds(args: string[]): number {
-  const files = crdFiles();
+async function crds(args: string[]): Promise<number> {
+  const files = (await import('./api/crd.js')).crdFiles();
   const i = args.indexOf('--out');
   if (i >= 0) {
     const dir = args[i + 1];
@@ -116,13 +117,19 @@ async function main(argv: string[]): Promise<number> {
       case 'run':
         return await run(rest);
       case 'crds':
-        return crds(rest);
-      case 'up':
-        return await upCommand(parseStandaloneFlags('up', rest), terminalIo(true));
-      case 'status':
-        return statusCommand(parseStandaloneFlags('status', rest), terminalIo());
-      case 'down':
-        return await downCommand(parseStandaloneFlags('down', rest), terminalIo());
+        return await crds(rest);
+      case 'up': {
+        const flags = parseStandaloneFlags('up', rest);
+        return await (await standaloneCommands()).upCommand(flags, terminalIo(true));
+      }
+      case 'status': {
+        const flags = parseStandaloneFlags('status', rest);
+        return (await standaloneCommands()).statusCommand(flags, terminalIo());
+      }
+      case 'down': {
+        const flags = parseStandaloneFlags('down', rest);
+        return await (await standaloneCommands()).downCommand(flags, terminalIo());
+      }
       case undefined:
       case 'help':
       case '--help':
@@ -134,8 +141,12 @@ async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (ProvidersConfigError.isInstance(err) || FlagError.isInstance(err)) {
-      process.stderr.write(`egress-proxies: ${err.message}\n`);
+    // By its code, not its class: the contract is not loaded for a flag mistake.
+    if (
+      (err as { code?: unknown } | null)?.code === 'INVALID_PROVIDERS_CONFIG' ||
+      FlagError.isInstance(err)
+    ) {
+      process.stderr.write(`egress-proxies: ${(err as Error).message}\n`);
       return 2;
     }
     process.stderr.write(`egress-proxies: ${err instanceof Error ? err.message : String(err)}\n`);

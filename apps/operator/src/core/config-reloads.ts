@@ -10,7 +10,7 @@ export interface ConfigReloadsOptions {
   text: string;
   providers: Pick<ProviderSet, 'apply' | 'names'>;
   /** What a new config goes through before the providers get it; throwing rejects it. */
-  prepare: (entries: ProviderEntry[]) => ProviderEntry[];
+  prepare: (entries: ProviderEntry[]) => ProviderEntry[] | Promise<ProviderEntry[]>;
   metrics: OperatorMetrics;
   log: OpLogger;
   pollMs?: number;
@@ -26,7 +26,7 @@ export function watchProvidersConfig(opts: ConfigReloadsOptions): ConfigWatcher 
     path: opts.path,
     ...(opts.pollMs ? { pollMs: opts.pollMs } : {}),
     onConfig: async (next) => {
-      await providers.apply(opts.prepare(next));
+      await providers.apply(await opts.prepare(next));
       metrics.configReloads.inc({ result: 'applied' });
       log.info({ providers: providers.names() }, 'providers config reloaded');
     },

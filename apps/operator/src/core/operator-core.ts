@@ -49,7 +49,7 @@ export interface OperatorCoreOptions extends CoreTuning {
   /** The text the providers were loaded from, so the watcher does not apply it a second time. */
   configText: string;
   /** What a reloaded config goes through before the providers get it (checks, path resolution). */
-  prepareReload: (entries: ProviderEntry[]) => ProviderEntry[];
+  prepareReload: (entries: ProviderEntry[]) => ProviderEntry[] | Promise<ProviderEntry[]>;
   /** Where an event about each GC deletion goes; the health store's provider events when absent. */
   gcEvent?: OrphanGcOptions['event'];
   /** Controller options only one entry point sets. */
