@@ -43,6 +43,7 @@ for (const p of workspacePackages()) {
 for (const [file, label] of [
   ['package-checks.json', 'package checks'],
   ['first-command.json', 'first command (npm start -- --once)'],
+  ['example-provider.json', 'example third-party provider (tarballs, kit, up via module:)'],
 ]) {
   const path = join(root, '.test-results', file);
   if (!existsSync(path)) {
