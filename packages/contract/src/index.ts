@@ -1,6 +1,7 @@
 export { abortReason, raceAbort, sleep, throwIfAborted } from './abort.js';
 export type { CallOptions } from './call-options.js';
 export { CheckReason, type CheckResult, type SharedCheckReason } from './check-result.js';
+export { invalidConfigError, parseProviderBlock } from './config/config-error.js';
 export {
   type ConfigOf,
   type ConfigSchema,

@@ -16,7 +16,7 @@ describe('gcpProviderFactory', () => {
 
   it('refuses a bad config naming the entry and the key', () => {
     expect(() => createGcpProvider({ project: 'my-project', ipMode: 'nat' }, { name: 'gcp-eu' })).toThrow(
-      /gcp-eu configure: invalid providers config[\s\S]*gcp\.ipMode/,
+      /^gcp-eu configure: invalid gcp config \(1 issue\)\ngcp\.ipMode: /,
     );
   });
 

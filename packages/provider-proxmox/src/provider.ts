@@ -68,7 +68,7 @@ export function createProxmoxProvider(
   config: unknown,
   options: ProxmoxProviderOptions = {},
 ): ProxmoxProvider {
-  const cfg = parseProxmoxConfig(config);
+  const cfg = parseProxmoxConfig(config, options.name ?? 'proxmox');
   const name = options.name ?? 'proxmox';
   const http = options.backend
     ? undefined
