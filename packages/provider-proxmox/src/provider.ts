@@ -18,7 +18,7 @@ import type { Dispatcher } from 'undici';
 import type { Backend } from './backend.js';
 import { check } from './check.js';
 import { HttpBackend } from './client.js';
-import { type ProxmoxConfig, parseProxmoxConfig } from './config.js';
+import { type ProxmoxConfig, type ProxmoxConfigInput, parseProxmoxConfig } from './config.js';
 import type { Budgets, Ctx } from './context.js';
 import { create } from './create.js';
 import { del } from './delete.js';
@@ -65,7 +65,7 @@ export interface ProxmoxProvider extends Provider, Checker {
  * `INVALID_CONFIG` naming every bad field.
  */
 export function createProxmoxProvider(
-  config: unknown,
+  config: ProxmoxConfigInput,
   options: ProxmoxProviderOptions = {},
 ): ProxmoxProvider {
   const cfg = parseProxmoxConfig(config, options.name ?? 'proxmox');
