@@ -90,7 +90,12 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
         'provider module failed',
       ),
     );
-  const entries = await prepare(loadProvidersConfig(text, { source: opts.configPath }));
+  const entries = await prepare(
+    loadProvidersConfig(text, {
+      source: opts.configPath,
+      ...(opts.registry ? { registry: opts.registry } : {}),
+    }),
+  );
   const providers = loader.providerSet(opts.providerLogger);
   await providers.apply(entries);
   log.info({ providers: providers.names(), config: opts.configPath }, 'providers config loaded');

@@ -111,6 +111,11 @@ export class ProviderLoader {
     return { entries: out, failures };
   }
 
+  /** The embedder's registry, when one was given (the config loader learns its types). */
+  get registry(): ProviderRegistry | undefined {
+    return this.opts.registry;
+  }
+
   /** The types served without a module. */
   types(): string[] {
     return [...new Set([...(this.opts.registry?.types() ?? []), ...Object.keys(this.#bundled)])];

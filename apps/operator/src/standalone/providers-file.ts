@@ -50,6 +50,9 @@ export async function loadStandaloneProviders(
   loader: ProviderLoader,
   opts: PrepareOptions = {},
 ): Promise<ProviderEntry[]> {
-  const entries = await loadProvidersConfigFile(path, opts.signal ? { signal: opts.signal } : {});
+  const entries = await loadProvidersConfigFile(path, {
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(loader.registry ? { registry: loader.registry } : {}),
+  });
   return prepareStandaloneEntries(entries, path, loader, opts);
 }
