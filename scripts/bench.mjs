@@ -19,7 +19,18 @@ const r = gatherOnly
       cwd: root,
       stdio: 'inherit',
     });
+// The footprint of the published packages, measured on their packed tarballs (not per package).
+const footprint =
+  gatherOnly || only.length > 0
+    ? { status: 0 }
+    : spawnSync(process.execPath, [join(root, 'scripts/footprint.mjs')], { cwd: root, stdio: 'inherit' });
 const sections = [];
+const footprintFile = join(root, 'bench', 'footprint.md');
+const footprintNotes = join(root, 'bench', 'footprint-notes.md');
+if (existsSync(footprintFile)) {
+  const notes = existsSync(footprintNotes) ? `\n\n${readFileSync(footprintNotes, 'utf8').trim()}` : '';
+  sections.push(`## Footprint\n\n${readFileSync(footprintFile, 'utf8').trim()}${notes}\n`);
+}
 for (const p of workspacePackages()) {
   if (!p.manifest.scripts?.bench) continue;
   const file = join(p.dir, 'bench', 'results.md');
@@ -39,4 +50,4 @@ const header = [
 mkdirSync(join(root, 'bench'), { recursive: true });
 writeFileSync(join(root, 'bench', 'RESULTS.md'), `${header}\n${sections.join('\n')}`);
 console.log('wrote bench/RESULTS.md');
-process.exit(r.status ?? 1);
+process.exit((r.status ?? 1) || (footprint.status ?? 1));

@@ -50,6 +50,8 @@ if (job === 'test') {
   step('package metadata (npm page and tarball)', process.execPath, ['scripts/check-package-metadata.mjs']);
   // The README's first command, run the way a newcomer runs it (`npm start -- --once`).
   step('first command', process.execPath, ['scripts/first-command-check.mjs']);
+  // A provider from outside the workspace: tarballs only, the kit, then `up` through module:.
+  step('example third-party provider', process.execPath, ['scripts/example-provider-check.mjs']);
   const code = run(process.execPath, ['scripts/summary.mjs', ...failures.map((f) => `--failed-step=${f}`)]);
   process.exit(code);
 } else if (job === 'start') {

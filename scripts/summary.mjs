@@ -45,6 +45,7 @@ for (const [file, label] of [
   ['first-command.json', 'first command (npm start -- --once)'],
   ['readme-blocks.json', 'README examples (type-checked)'],
   ['package-metadata.json', 'package metadata'],
+  ['example-provider.json', 'example third-party provider (tarballs, kit, up via module:)'],
 ]) {
   const path = join(root, '.test-results', file);
   if (!existsSync(path)) {

@@ -3,6 +3,6 @@ import { libraryBuild } from '../../tsup.base';
 
 export default defineConfig([
   libraryBuild(['src/index.ts']),
-  // The CLI: ESM only, one file, the shebang kept.
-  { ...libraryBuild(['src/main.ts']), format: ['esm'], dts: false, clean: false },
+  // The CLI: ESM only, the shebang kept; split, so each command's imports load only when it runs.
+  { ...libraryBuild(['src/main.ts']), format: ['esm'], dts: false, clean: false, splitting: true },
 ]);

@@ -2,22 +2,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ProvidersConfigError } from '@egress-proxies/contract';
-import { KubeConfig } from '@kubernetes/client-node';
-import { crdFiles } from './api/crd.js';
 import { COMMAND_USAGE, cliVersion, jsonOutputRequested, wantsHelp } from './cli/command-help.js';
 import { parseCrdsFlags } from './cli/crds-flags.js';
 import { FlagError } from './cli/flag-error.js';
 import { parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
-import { secretCommand } from './cli/secret-command.js';
 import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
 import { GATEWAY_USAGE } from './gateway/gateway-flags.js';
-import { createOperatorLogger, providerLoggerFrom } from './log/logger.js';
-import { textDestination } from './log/text-format.js';
-import { startOperator } from './operator.js';
-import { bundledRegistry } from './providers/bundled.js';
-import { downCommand, type Io, statusCommand, upCommand } from './standalone/commands.js';
-import { startTracing } from './tracing/sdk.js';
+import type { Io } from './standalone/commands.js';
+
+// Each command imports what it needs when it runs, so `--help` (and a typo) loads none of it.
+const standaloneCommands = () => import('./standalone/commands.js');
 
 const USAGE = `usage: egress-proxies <command> [flags]
 
@@ -55,6 +49,19 @@ function terminalIo(signals = false): Io {
 
 async function run(args: string[]): Promise<number> {
   const flags = parseRunFlags(args);
+  const [
+    { KubeConfig },
+    { createOperatorLogger, providerLoggerFrom },
+    { textDestination },
+    { startOperator },
+    { startTracing },
+  ] = await Promise.all([
+    import('@kubernetes/client-node'),
+    import('./log/logger.js'),
+    import('./log/text-format.js'),
+    import('./operator.js'),
+    import('./tracing/sdk.js'),
+  ]);
   const log = createOperatorLogger(
     flags.logLevel,
     flags.logFormat === 'text' ? textDestination() : undefined,
@@ -69,13 +76,11 @@ async function run(args: string[]): Promise<number> {
     throw new FlagError(`cannot load ${where}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!kc.getCurrentCluster()) throw new FlagError(`${where} names no current cluster`);
-  const registry = bundledRegistry();
   const ca = flags.probeCaFile ? await readFile(flags.probeCaFile, 'utf8') : undefined;
   let exitCode = 0;
   const op = await startOperator({
     kubeConfig: kc,
     configPath: flags.providersConfig,
-    registry,
     operatorNamespace: flags.operatorNamespace,
     leaderElection: flags.leaderElection,
     leaseName: flags.leaseName,
@@ -119,8 +124,8 @@ async function run(args: string[]): Promise<number> {
   return exitCode;
 }
 
-function crds(args: string[]): number {
-  const files = crdFiles();
+async function crds(args: string[]): Promise<number> {
+  const files = (await import('./api/crd.js')).crdFiles();
   const { out: dir } = parseCrdsFlags(args);
   if (dir !== undefined) {
     if (!dir) throw new FlagError('--out: a directory is required');
@@ -149,17 +154,23 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`egress-proxies ${cliVersion()}\n`);
         return 0;
       case 'secret':
-        return await secretCommand(rest, terminalIo());
+        return await (await import('./cli/secret-command.js')).secretCommand(rest, terminalIo());
       case 'run':
         return await run(rest);
       case 'crds':
-        return crds(rest);
-      case 'up':
-        return await upCommand(parseStandaloneFlags('up', rest), terminalIo(true));
-      case 'status':
-        return statusCommand(parseStandaloneFlags('status', rest), terminalIo());
-      case 'down':
-        return await downCommand(parseStandaloneFlags('down', rest), terminalIo());
+        return await crds(rest);
+      case 'up': {
+        const flags = parseStandaloneFlags('up', rest);
+        return await (await standaloneCommands()).upCommand(flags, terminalIo(true));
+      }
+      case 'status': {
+        const flags = parseStandaloneFlags('status', rest);
+        return (await standaloneCommands()).statusCommand(flags, terminalIo());
+      }
+      case 'down': {
+        const flags = parseStandaloneFlags('down', rest);
+        return await (await standaloneCommands()).downCommand(flags, terminalIo());
+      }
       case 'gateway': {
         const { parseGatewayFlags } = await import('./gateway/gateway-flags.js');
         const { gatewayCommand } = await import('./gateway/gateway-command.js');
@@ -176,17 +187,19 @@ async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
+    // By its code, not its class: the contract is not loaded for a flag mistake.
+    const bad =
+      (err as { code?: unknown } | null)?.code === 'INVALID_PROVIDERS_CONFIG' || FlagError.isInstance(err);
     if (jsonOutputRequested(rest)) {
       // --output json: the error is a record too, so a script never meets an unparsable line.
-      const bad = ProvidersConfigError.isInstance(err) || FlagError.isInstance(err);
       const message = err instanceof Error ? err.message : String(err);
       process.stderr.write(
         `${JSON.stringify({ type: 'error', code: bad ? 'INVALID_INPUT' : 'FAILED', message })}\n`,
       );
       return bad ? 2 : 1;
     }
-    if (ProvidersConfigError.isInstance(err) || FlagError.isInstance(err)) {
-      process.stderr.write(`egress-proxies: ${err.message}\n`);
+    if (bad) {
+      process.stderr.write(`egress-proxies: ${(err as Error).message}\n`);
       return 2;
     }
     process.stderr.write(`egress-proxies: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { loadProvidersConfig, type ProviderRegistry } from '@egress-proxies/contract';
+import { loadProvidersConfig, type ProviderEntry, type ProviderRegistry } from '@egress-proxies/contract';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { silentOpLogger } from './controller/op-logger.js';
 import type { ProxyController } from './controller/proxy-controller.js';
@@ -9,9 +9,8 @@ import { type CoreTuning, createOperatorCore } from './core/operator-core.js';
 import type { GcReport } from './gc/orphan-gc.js';
 import { LeaseElector } from './leader/lease-elector.js';
 import type { OperatorMetrics } from './metrics/metrics.js';
-import { bundledRegistry } from './providers/bundled.js';
-import { checkRegistered } from './providers/check-registered.js';
-import { ProviderSet } from './providers/provider-set.js';
+import { providerLoader, reportModuleFailures } from './providers/load-providers.js';
+import type { ProviderSet } from './providers/provider-set.js';
 import { KubeHealthStore } from './store/kube-health-store.js';
 import { KubeProxyStore } from './store/kube-proxy-store.js';
 
@@ -20,8 +19,10 @@ export interface OperatorOptions extends CoreTuning {
   kubeConfig: KubeConfig;
   /** The providers config file; validated at start, reloaded when it changes. */
   configPath: string;
-  /** Provider factories by config type. */
+  /** Provider factories by config type; the bundled packages (imported on use) when absent. */
   registry?: ProviderRegistry;
+  /** Where `module:` entries resolve first; `$EGRESS_PROXIES_MODULES_DIR`, then the operator's install. */
+  modulesDir?: string;
   /** This installation's id; the `kube-system` namespace UID when absent. */
   installation?: string;
   /** Watch Proxies in one namespace only; all when absent. */
@@ -78,16 +79,24 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
       `watching one namespace (${opts.watchNamespace}) needs its own installation id: pass --installation-id`,
     );
   }
-  const registry = opts.registry ?? bundledRegistry();
+  const loader = providerLoader(opts.configPath, opts);
   const text = await readFile(opts.configPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new Error(`cannot read providers config ${opts.configPath}: ${err.code ?? err.message}`);
   });
-  const entries = checkRegistered(
-    registry,
-    loadProvidersConfig(text, { source: opts.configPath }),
-    opts.configPath,
+  const prepare = async (next: ProviderEntry[]) =>
+    reportModuleFailures(await loader.prepare(next), (err) =>
+      log.error(
+        { provider: err.entry.name, module: err.module, error: err.message },
+        'provider module failed',
+      ),
+    );
+  const entries = await prepare(
+    loadProvidersConfig(text, {
+      source: opts.configPath,
+      ...(opts.registry ? { registry: opts.registry } : {}),
+    }),
   );
-  const providers = ProviderSet.fromRegistry(registry, opts.providerLogger);
+  const providers = loader.providerSet(opts.providerLogger);
   await providers.apply(entries);
   log.info({ providers: providers.names(), config: opts.configPath }, 'providers config loaded');
 
@@ -111,7 +120,7 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
     providers,
     installation,
     configText: text,
-    prepareReload: (next) => checkRegistered(registry, next, opts.configPath),
+    prepareReload: prepare,
     ...(opts.resyncMs !== undefined ? { controller: { resyncMs: opts.resyncMs } } : {}),
   });
   const { httpPort } = await core.start();

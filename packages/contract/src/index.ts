@@ -1,6 +1,14 @@
 export { abortReason, raceAbort, sleep, throwIfAborted } from './abort.js';
 export type { CallOptions } from './call-options.js';
 export { CheckReason, type CheckResult, type SharedCheckReason } from './check-result.js';
+export { invalidConfigError, parseProviderBlock } from './config/config-error.js';
+export {
+  type ConfigOf,
+  type ConfigSchema,
+  type ConfigSchemaIssue,
+  type ConfigSchemaResult,
+  isConfigSchema,
+} from './config/config-schema.js';
 export {
   GCP_DEFAULTS,
   type GcpConfig,
@@ -38,6 +46,8 @@ export {
 export { type ConfigIssue, ProvidersConfigError } from './config/providers-config-error.js';
 export { loadProvidersConfigFile } from './config/providers-config-file.js';
 export {
+  type ExternalProviderEntry,
+  isEntryOf,
   isProviderType,
   type LoadProvidersConfigOptions,
   loadProvidersConfig,
@@ -47,8 +57,10 @@ export {
   type ProviderEntry,
   type ProviderEntryOf,
   type ProviderType,
+  type ProviderTypeSource,
   parseProviderConfig,
   providerConfigSchemas,
+  validateProviderBlock,
 } from './config/providers-file.js';
 export {
   PROXMOX_DEFAULTS,
@@ -98,6 +110,7 @@ export type { Checker, Provider } from './provider.js';
 export {
   type CreatedProvider,
   defineProviderFactory,
+  isProviderFactory,
   type ProviderBundle,
   type ProviderFactory,
   type ProviderFactoryContext,

@@ -1,6 +1,13 @@
+import type { ConfigSchema } from './config/config-schema.js';
 import { formatValue } from './config/format-value.js';
 import { ProvidersConfigError } from './config/providers-config-error.js';
-import type { ProviderConfigs, ProviderEntry, ProviderType } from './config/providers-file.js';
+import {
+  isProviderType,
+  type ProviderConfigs,
+  type ProviderEntry,
+  type ProviderType,
+  providerConfigSchemas,
+} from './config/providers-file.js';
 import type { Logger } from './logger.js';
 import type { Checker, Provider } from './provider.js';
 
@@ -18,21 +25,60 @@ export interface ProviderBundle {
 }
 
 /** A provider package's factory, registered under its config `type`. */
-export interface ProviderFactory<Config = unknown> {
-  readonly type: string;
+export interface ProviderFactory<Config = unknown, Type extends string = string> {
+  readonly type: Type;
+  /**
+   * Checks a config block and fills its defaults (any Standard Schema: zod, valibot, ...). The
+   * providers-file loader validates each entry's block with it; absent for a bundled type, whose
+   * schema the loader knows, and for a factory that takes its block as written.
+   */
+  readonly configSchema?: ConfigSchema<Config> | undefined;
   /** Builds the provider from a validated block. Must not touch the backend (no dial, no request). */
   create(config: Config, context: ProviderFactoryContext): ProviderBundle;
 }
 
+type CreateFn<C> = (config: C, context: ProviderFactoryContext) => ProviderBundle;
+
 /**
- * A factory typed by its config block: `defineProviderFactory('kvm2', (config, ctx) => ...)`
- * receives a `Kvm2Config` with defaults filled.
+ * A factory typed by its config block. For a bundled type,
+ * `defineProviderFactory('kvm2', (config, ctx) => ...)` receives a `Kvm2Config` with defaults
+ * filled. Any other type name brings its schema:
+ * `defineProviderFactory('hetzner', { configSchema, create })` receives the schema's output.
  */
 export function defineProviderFactory<T extends ProviderType>(
   type: T,
-  create: (config: ProviderConfigs[T], context: ProviderFactoryContext) => ProviderBundle,
-): ProviderFactory<ProviderConfigs[T]> & { readonly type: T } {
-  return { type, create };
+  create: CreateFn<ProviderConfigs[T]>,
+): ProviderFactory<ProviderConfigs[T], T>;
+export function defineProviderFactory<T extends string, C>(
+  type: T,
+  definition: { configSchema: ConfigSchema<C>; create: CreateFn<C> },
+): ProviderFactory<C, T>;
+export function defineProviderFactory<T extends string>(
+  type: T,
+  create: CreateFn<unknown>,
+): ProviderFactory<unknown, T>;
+export function defineProviderFactory(
+  type: string,
+  // biome-ignore lint/suspicious/noExplicitAny: the overloads above carry the types
+  definition: CreateFn<any> | { configSchema: ConfigSchema<any>; create: CreateFn<any> },
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+): ProviderFactory<any> {
+  if (typeof type !== 'string' || type === '') {
+    throw new TypeError(`defineProviderFactory: type must be a non-empty string, got ${formatValue(type)}`);
+  }
+  if (typeof definition === 'function') {
+    // A bundled type's factory carries that type's schema, so it validates under `module:` too.
+    return isProviderType(type)
+      ? { type, configSchema: providerConfigSchemas[type] as ConfigSchema<never>, create: definition }
+      : { type, create: definition };
+  }
+  return { type, configSchema: definition.configSchema, create: definition.create };
+}
+
+/** True for anything shaped like a provider factory (what a provider module must export). */
+export function isProviderFactory(value: unknown): value is ProviderFactory {
+  const f = value as { type?: unknown; create?: unknown } | null | undefined;
+  return typeof f?.type === 'string' && typeof f.create === 'function';
 }
 
 /** Shared by every provider `createAll` builds. */
@@ -50,7 +96,7 @@ export interface CreatedProvider extends ProviderBundle {
 export class ProviderRegistry {
   readonly #factories = new Map<string, ProviderFactory<unknown>>();
 
-  register<C>(factory: ProviderFactory<C>): this {
+  register<C>(factory: ProviderFactory<C, string>): this {
     if (this.#factories.has(factory.type)) {
       throw new Error(`provider type ${JSON.stringify(factory.type)} is already registered`);
     }
@@ -60,6 +106,11 @@ export class ProviderRegistry {
 
   has(type: string): boolean {
     return this.#factories.has(type);
+  }
+
+  /** The factory registered for `type`, if any. */
+  factory(type: string): ProviderFactory<unknown> | undefined {
+    return this.#factories.get(type);
   }
 
   types(): string[] {

@@ -3,7 +3,7 @@ import {
   type KvmConfig,
   type KvmHost,
   type KvmImage,
-  kvmConfigSchema,
+  parseProviderBlock,
   permanentError,
 } from '@egress-proxies/contract';
 
@@ -21,17 +21,11 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 
 /**
  * Validates a `kvm:` or `kvm2:` block with the contract's schema and fills the defaults. A bad
- * block is Permanent `INVALID_CONFIG` whose message names every bad field under the block name,
- * for example `kvm2.hosts[0].bridge: ...`.
+ * block is the contract's one config error (`invalidConfigError`), one line per bad field under
+ * the block name, for example `kvm2.hosts[0].bridge: ...`.
  */
-export function parseKvmConfig(block: 'kvm' | 'kvm2', input: unknown): KvmConfig {
-  const r = kvmConfigSchema.safeParse(input);
-  if (r.success) return r.data;
-  const problems = r.error.issues.map((i) => {
-    const p = formatIssuePath(i.path);
-    return `${block}${p ? (p.startsWith('[') ? p : `.${p}`) : ''}: ${i.message}`;
-  });
-  throw permanentError(`invalid ${block} config: ${problems.join('; ')}`, { code: ErrorCode.InvalidConfig });
+export function parseKvmConfig(block: 'kvm' | 'kvm2', input: unknown, provider?: string): KvmConfig {
+  return parseProviderBlock(block, input, provider);
 }
 
 /** Splits `host:port` (IPv6 in brackets); the port defaults to 22. */

@@ -1,4 +1,4 @@
-import { GoogleAuth } from 'google-auth-library';
+import type { GoogleAuth } from 'google-auth-library';
 
 /** What the REST client needs from credentials: headers for one request. */
 export interface RequestAuth {
@@ -18,8 +18,25 @@ export interface AuthOptions {
   tokenUrl?: string;
 }
 
-/** Credentials through google-auth-library: ADC by default, a key file when given. */
+/**
+ * Credentials through google-auth-library: ADC by default, a key file when given. The library
+ * (the heaviest part of this package) is imported on the first request, not with the package.
+ */
 export function createAuth(options: AuthOptions = {}): RequestAuth {
+  let auth: Promise<GoogleAuth> | undefined;
+  return {
+    getRequestHeaders(url) {
+      auth ??= import('google-auth-library').then((m) => googleAuth(m.GoogleAuth, options));
+      // A failed import is not kept: the next request tries again.
+      auth.catch(() => {
+        auth = undefined;
+      });
+      return auth.then((a) => a.getRequestHeaders(url));
+    },
+  };
+}
+
+function googleAuth(GoogleAuthClass: typeof GoogleAuth, options: AuthOptions): GoogleAuth {
   const tokenUrl = options.tokenUrl;
   const fetchImplementation = tokenUrl
     ? (input: string | URL | Request, init?: RequestInit) => {
@@ -27,7 +44,7 @@ export function createAuth(options: AuthOptions = {}): RequestAuth {
         return fetch(url === GOOGLE_TOKEN_URL ? tokenUrl : input, init);
       }
     : undefined;
-  return new GoogleAuth({
+  return new GoogleAuthClass({
     scopes: [COMPUTE_SCOPE],
     ...(options.keyFile ? { keyFilename: options.keyFile } : {}),
     ...(fetchImplementation ? { clientOptions: { transporterOptions: { fetchImplementation } } } : {}),

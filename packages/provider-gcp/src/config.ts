@@ -1,11 +1,4 @@
-import {
-  ErrorCode,
-  type GcpConfig,
-  type GcpConfigInput,
-  ProvidersConfigError,
-  parseProviderConfig,
-  permanentError,
-} from '@egress-proxies/contract';
+import { type GcpConfig, type GcpConfigInput, parseProviderBlock } from '@egress-proxies/contract';
 import { RESOURCE_NAME_RE, regionOf } from './names.js';
 
 export type { GcpConfig, GcpConfigInput };
@@ -41,18 +34,7 @@ export interface ResolvedGcpConfig {
  * key with its path and value.
  */
 export function parseGcpConfig(input: unknown): ResolvedGcpConfig {
-  let c: GcpConfig;
-  try {
-    c = parseProviderConfig('gcp', input);
-  } catch (err) {
-    if (ProvidersConfigError.isInstance(err)) {
-      throw permanentError(err.message, {
-        code: ErrorCode.InvalidConfig,
-        details: { issues: err.issues.length },
-      });
-    }
-    throw err;
-  }
+  const c: GcpConfig = parseProviderBlock('gcp', input);
   return {
     project: c.project,
     network: c.network.includes('/') ? c.network : `global/networks/${c.network}`,

@@ -19,7 +19,7 @@ import { createAuth, type RequestAuth } from './auth.js';
 import type { ComputeApi } from './backend.js';
 import { currentLogger, runWithLogger } from './call-context.js';
 import { check } from './check.js';
-import { type GcpConfig, parseGcpConfig, type ResolvedGcpConfig } from './config.js';
+import { type GcpConfig, type GcpConfigInput, parseGcpConfig, type ResolvedGcpConfig } from './config.js';
 import type { GcpContext } from './context.js';
 import { create } from './create.js';
 import { remove } from './delete.js';
@@ -64,10 +64,7 @@ export interface GcpProvider extends Provider, Checker {
 }
 
 /** Builds a provider for one `gcp` config entry. Nothing is contacted until the first call. */
-export function createGcpProvider(
-  config: GcpConfig | unknown,
-  options: GcpProviderOptions = {},
-): GcpProvider {
+export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOptions = {}): GcpProvider {
   const name = options.name ?? 'gcp';
   let cfg: ResolvedGcpConfig;
   try {

@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { headerRecord, type RequestAuth } from './auth.js';
 import type {
   AggregatedInstancesPage,
@@ -59,6 +59,8 @@ export function createRestComputeApi(options: RestComputeOptions): ComputeApi {
     signal?.throwIfAborted();
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // undici is imported with the first request, so importing the provider stays cheap.
+    const { request } = await import('undici');
     const res = await request(url, {
       method,
       headers: {

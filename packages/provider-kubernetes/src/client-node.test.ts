@@ -53,7 +53,7 @@ describe('the client-node adapter without a server', () => {
 
   it('rejects a bad config block at construction, naming the provider', () => {
     expect(() => createKubernetesProvider({ image: 'has space' }, { name: 'k2' })).toThrow(
-      /k2 configure: invalid kubernetes config: image/,
+      /^k2 configure: invalid kubernetes config \(1 issue\)\nkubernetes\.image: /,
     );
   });
 });

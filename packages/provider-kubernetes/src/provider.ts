@@ -20,7 +20,7 @@ import type { KubeBackend } from './backend.js';
 import { currentLogger, runWithLogger } from './call-context.js';
 import { check } from './check.js';
 import { type ClientNodeOptions, createClientNodeBackend } from './client-node.js';
-import { parseKubernetesConfig } from './config.js';
+import { type KubernetesConfigInput, parseKubernetesConfig } from './config.js';
 import type { KubeContext } from './context.js';
 import { create } from './create.js';
 import { remove } from './delete.js';
@@ -52,7 +52,7 @@ export interface KubernetesProvider extends Provider, Checker {
  * not even loaded) until the first call.
  */
 export function createKubernetesProvider(
-  config: KubernetesConfig | unknown = {},
+  config: KubernetesConfigInput = {},
   options: KubernetesProviderOptions = {},
 ): KubernetesProvider {
   const name = options.name ?? 'kubernetes';

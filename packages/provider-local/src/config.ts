@@ -3,7 +3,7 @@ import {
   type LocalConfig,
   type LocalConfigInput,
   localConfigSchema,
-  parseProviderConfig,
+  parseProviderBlock,
 } from '@egress-proxies/contract';
 
 export { LOCAL_DEFAULTS, type LocalConfig, type LocalConfigInput, localConfigSchema };
@@ -12,9 +12,9 @@ export { LOCAL_DEFAULTS, type LocalConfig, type LocalConfigInput, localConfigSch
 export type Engine = 'squid' | 'node';
 
 /**
- * Validates a `local:` block and fills its defaults. Throws the contract's `ProvidersConfigError`
- * naming every bad field.
+ * Validates a `local:` block and fills its defaults. Throws the contract's one config error
+ * (`invalidConfigError`) naming every bad field.
  */
-export function resolveConfig(input: LocalConfigInput | LocalConfig): LocalConfig {
-  return parseProviderConfig('local', input);
+export function resolveConfig(input: LocalConfigInput | LocalConfig, provider?: string): LocalConfig {
+  return parseProviderBlock('local', input, provider);
 }

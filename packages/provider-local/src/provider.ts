@@ -63,7 +63,7 @@ export class LocalProvider implements Provider, Checker {
 
   constructor(config: LocalConfigInput | LocalConfig, options: LocalProviderOptions = {}) {
     this.name = options.name ?? LOCAL_TYPE;
-    this.config = resolveConfig(config);
+    this.config = resolveConfig(config, this.name);
     this.#backend = options.backend ?? createOsBackend(this.config.stateDir);
     this.#logger = options.logger ?? silentLogger;
     const getuid = process.getuid;

@@ -1,6 +1,6 @@
 import { abortReason } from '@egress-proxies/contract';
 import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { apiErrorFrom } from './api-error.js';
 import type {
   Backend,
@@ -86,10 +86,13 @@ export class HttpBackend implements Backend {
   async #dispatcher(): Promise<Dispatcher> {
     if (this.#o.dispatcher) return this.#o.dispatcher;
     const pem = this.#ca ? (await this.#ca.load()).pem : undefined;
+    // undici is imported with the first request, so importing the provider stays cheap; the
+    // check below runs after the last await, so concurrent first calls build one pool.
+    const { Agent: AgentClass } = await import('undici');
     if (!this.#agent || pem !== this.#agentPem) {
       const old = this.#agent;
       this.#agentPem = pem;
-      this.#agent = new Agent({
+      this.#agent = new AgentClass({
         connections: this.#o.connections ?? 4,
         keepAliveTimeout: 90_000,
         keepAliveMaxTimeout: 90_000,

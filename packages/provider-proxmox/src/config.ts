@@ -1,9 +1,8 @@
 import {
-  ErrorCode,
   type ProxmoxConfig,
   type ProxmoxConfigInput,
   type ProxmoxMachineType,
-  permanentError,
+  parseProviderBlock,
   proxmoxConfigSchema,
 } from '@egress-proxies/contract';
 
@@ -15,12 +14,7 @@ export type MachineType = ProxmoxMachineType;
 /** PVE's node-name rule (the contract checks config values with the same one). */
 export const NODE_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
 
-/** Validates the `proxmox` block; a bad block is Permanent `INVALID_CONFIG`, naming each bad field. */
-export function parseProxmoxConfig(input: unknown): ProxmoxConfig {
-  const r = proxmoxConfigSchema.safeParse(input);
-  if (r.success) return r.data;
-  const problems = r.error.issues.map(
-    (i) => `${i.path.length ? i.path.join('.') : '(config)'}: ${i.message}`,
-  );
-  throw permanentError(`invalid proxmox config: ${problems.join('; ')}`, { code: ErrorCode.InvalidConfig });
+/** Validates the `proxmox` block; a bad block is the contract's one config error (`invalidConfigError`). */
+export function parseProxmoxConfig(input: unknown, provider?: string): ProxmoxConfig {
+  return parseProviderBlock('proxmox', input, provider);
 }

@@ -19,7 +19,7 @@ import type { Dispatcher } from 'undici';
 import type { Backend } from './backend.js';
 import { check } from './check.js';
 import { HttpBackend } from './client.js';
-import { type ProxmoxConfig, parseProxmoxConfig } from './config.js';
+import { type ProxmoxConfig, type ProxmoxConfigInput, parseProxmoxConfig } from './config.js';
 import type { Budgets, Ctx } from './context.js';
 import { create } from './create.js';
 import { del } from './delete.js';
@@ -66,10 +66,10 @@ export interface ProxmoxProvider extends Provider, Checker {
  * `INVALID_CONFIG` naming every bad field.
  */
 export function createProxmoxProvider(
-  config: unknown,
+  config: ProxmoxConfigInput,
   options: ProxmoxProviderOptions = {},
 ): ProxmoxProvider {
-  const cfg = parseProxmoxConfig(config);
+  const cfg = parseProxmoxConfig(config, options.name ?? 'proxmox');
   const name = options.name ?? 'proxmox';
   const http = options.backend
     ? undefined

@@ -1,4 +1,4 @@
-import { LOG_LEVELS } from '../log/logger.js';
+import { LOG_LEVELS } from '../log/log-levels.js';
 import { LOG_FORMATS, type LogFormat } from '../log/text-format.js';
 import { FlagError } from './flag-error.js';
 import { FlagReader, type FlagWording } from './flag-reader.js';

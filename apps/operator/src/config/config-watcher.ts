@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { loadProvidersConfig, type ProviderEntry } from '@egress-proxies/contract';
+import { loadProvidersConfig, type ProviderEntry, type ProviderTypeSource } from '@egress-proxies/contract';
 
 export interface ConfigWatcherOptions {
   path: string;
@@ -13,6 +13,8 @@ export interface ConfigWatcherOptions {
   /** A poll as a safety net under fs.watch (which misses some volume updates); 10 s when absent. */
   pollMs?: number;
   signal?: AbortSignal;
+  /** Types beyond the bundled ones (an embedder's registry), checked with their factories' schemas. */
+  registry?: ProviderTypeSource;
 }
 
 /**
@@ -69,7 +71,10 @@ export class ConfigWatcher {
     this.#digest = d;
     let entries: ProviderEntry[];
     try {
-      entries = loadProvidersConfig(text, { source: this.opts.path });
+      entries = loadProvidersConfig(text, {
+        source: this.opts.path,
+        ...(this.opts.registry ? { registry: this.opts.registry } : {}),
+      });
     } catch (err) {
       this.opts.onError(err);
       return;

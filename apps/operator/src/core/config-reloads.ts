@@ -1,4 +1,4 @@
-import type { ProviderEntry } from '@egress-proxies/contract';
+import type { ProviderEntry, ProviderTypeSource } from '@egress-proxies/contract';
 import { ConfigWatcher } from '../config/config-watcher.js';
 import type { OpLogger } from '../controller/op-logger.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
@@ -10,10 +10,12 @@ export interface ConfigReloadsOptions {
   text: string;
   providers: Pick<ProviderSet, 'apply' | 'names'>;
   /** What a new config goes through before the providers get it; throwing rejects it. */
-  prepare: (entries: ProviderEntry[]) => ProviderEntry[];
+  prepare: (entries: ProviderEntry[]) => ProviderEntry[] | Promise<ProviderEntry[]>;
   metrics: OperatorMetrics;
   log: OpLogger;
   pollMs?: number;
+  /** Types beyond the bundled ones (an embedder's registry). */
+  registry?: ProviderTypeSource;
 }
 
 /**
@@ -25,8 +27,9 @@ export function watchProvidersConfig(opts: ConfigReloadsOptions): ConfigWatcher 
   const watcher = new ConfigWatcher({
     path: opts.path,
     ...(opts.pollMs ? { pollMs: opts.pollMs } : {}),
+    ...(opts.registry ? { registry: opts.registry } : {}),
     onConfig: async (next) => {
-      await providers.apply(opts.prepare(next));
+      await providers.apply(await opts.prepare(next));
       metrics.configReloads.inc({ result: 'applied' });
       log.info({ providers: providers.names() }, 'providers config reloaded');
     },

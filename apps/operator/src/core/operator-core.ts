@@ -1,4 +1,4 @@
-import type { Logger, ProviderEntry } from '@egress-proxies/contract';
+import type { Logger, ProviderEntry, ProviderTypeSource } from '@egress-proxies/contract';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import { Periodic } from '../controller/periodic.js';
 import { instrumentedCall } from '../controller/provider-call.js';
@@ -51,7 +51,9 @@ export interface OperatorCoreOptions extends CoreTuning {
   /** The text the providers were loaded from, so the watcher does not apply it a second time. */
   configText: string;
   /** What a reloaded config goes through before the providers get it (checks, path resolution). */
-  prepareReload: (entries: ProviderEntry[]) => ProviderEntry[];
+  prepareReload: (entries: ProviderEntry[]) => ProviderEntry[] | Promise<ProviderEntry[]>;
+  /** An embedder's factories: their types are accepted by config reloads too. */
+  registry?: ProviderTypeSource;
   /** Where an event about each GC deletion goes; the health store's provider events when absent. */
   gcEvent?: OrphanGcOptions['event'];
   /** Controller options only one entry point sets. */
@@ -125,6 +127,7 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
     metrics,
     log,
     ...(opts.configPollMs ? { pollMs: opts.configPollMs } : {}),
+    ...(opts.registry ? { registry: opts.registry } : {}),
   });
   providers.onChange((diff) => {
     log.info({ ...diff }, 'providers changed');

@@ -1,6 +1,6 @@
 import { FlagError } from '../cli/flag-error.js';
 import { FlagReader, type FlagWording } from '../cli/flag-reader.js';
-import { LOG_LEVELS, type LogLevelName } from '../log/logger.js';
+import { LOG_LEVELS, type LogLevelName } from '../log/log-levels.js';
 import { type GatewayMember, SELECTIONS, type Selection } from './member-table.js';
 
 export interface GatewayFlags {

@@ -1,16 +1,9 @@
 import { type Logger, pinoLogger } from '@egress-proxies/contract';
 import { type DestinationStream, type Logger as Pino, pino } from 'pino';
 
-export type LogLevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-export const LOG_LEVELS: readonly LogLevelName[] = [
-  'fatal',
-  'error',
-  'warn',
-  'info',
-  'debug',
-  'trace',
-  'silent',
-];
+export { LOG_LEVELS, type LogLevelName } from './log-levels.js';
+
+import type { LogLevelName } from './log-levels.js';
 
 /** The operator's JSON logger (pino): one JSON object per line on stdout, or on `destination`. */
 export function createOperatorLogger(level: LogLevelName = 'info', destination?: DestinationStream): Pino {

@@ -34,7 +34,7 @@ const config = `
 
 describe('bundledRegistry', () => {
   it('builds the bundled providers under their configured names without touching a backend', async () => {
-    const built = bundledRegistry().createAll(loadProvidersConfig(config));
+    const built = (await bundledRegistry()).createAll(loadProvidersConfig(config));
     expect(built.map((b) => [b.entry.name, b.provider.name, b.provider.type, !!b.checker])).toEqual([
       ['gcp-eu', 'gcp-eu', 'gcp', true],
       ['pve', 'pve', 'proxmox', true],
@@ -44,8 +44,12 @@ describe('bundledRegistry', () => {
     await Promise.all(built.map((b) => b.provider.close?.()));
   });
 
-  it('bundles a factory for every provider type the providers config accepts', () => {
-    expect([...bundledRegistry().types()].sort()).toEqual([...PROVIDER_TYPES].sort());
+  it('bundles a factory for every provider type the providers config accepts', async () => {
+    expect([...(await bundledRegistry()).types()].sort()).toEqual([...PROVIDER_TYPES].sort());
+  });
+
+  it('imports only the types asked for', async () => {
+    expect((await bundledRegistry(['local', 'local'])).types()).toEqual(['local']);
   });
 
   it('refuses a type a registry does not carry, naming the registered ones', () => {

@@ -1,21 +1,34 @@
-import { ProviderRegistry } from '@egress-proxies/contract';
-import { gcpProviderFactory } from '@egress-proxies/provider-gcp';
-import { kubernetesProviderFactory } from '@egress-proxies/provider-kubernetes';
-import { kvmProviderFactory } from '@egress-proxies/provider-kvm';
-import { kvm2ProviderFactory } from '@egress-proxies/provider-kvm2';
-import { localProviderFactory } from '@egress-proxies/provider-local';
-import { proxmoxProviderFactory } from '@egress-proxies/provider-proxmox';
+import { type ProviderFactory, ProviderRegistry, type ProviderType } from '@egress-proxies/contract';
+
+/** Imports one bundled provider package and returns its factory. */
+export type FactoryImport = () => Promise<ProviderFactory>;
 
 /**
- * The provider factories this build of the operator bundles, by config type. A config entry of
- * a type not registered here is refused at load with the registered types named.
+ * The provider packages this build of the operator bundles, by config type, each imported only
+ * when a config names its type: starting with one provider configured loads only that one.
  */
-export function bundledRegistry(): ProviderRegistry {
-  return new ProviderRegistry()
-    .register(gcpProviderFactory)
-    .register(proxmoxProviderFactory)
-    .register(kubernetesProviderFactory)
-    .register(localProviderFactory)
-    .register(kvm2ProviderFactory)
-    .register(kvmProviderFactory);
+export const BUNDLED_PROVIDERS: Readonly<Record<ProviderType, FactoryImport>> = Object.freeze({
+  gcp: async () => (await import('@egress-proxies/provider-gcp')).gcpProviderFactory as ProviderFactory,
+  proxmox: async () =>
+    (await import('@egress-proxies/provider-proxmox')).proxmoxProviderFactory as ProviderFactory,
+  kubernetes: async () =>
+    (await import('@egress-proxies/provider-kubernetes')).kubernetesProviderFactory as ProviderFactory,
+  local: async () => (await import('@egress-proxies/provider-local')).localProviderFactory as ProviderFactory,
+  kvm2: async () => (await import('@egress-proxies/provider-kvm2')).kvm2ProviderFactory as ProviderFactory,
+  kvm: async () => (await import('@egress-proxies/provider-kvm')).kvmProviderFactory as ProviderFactory,
+});
+
+/**
+ * A registry of the bundled factories, imported now: all of them, or those of `types`. A config
+ * entry of a type not registered is refused at load with the registered types named.
+ */
+export async function bundledRegistry(
+  types: readonly string[] = Object.keys(BUNDLED_PROVIDERS),
+): Promise<ProviderRegistry> {
+  const registry = new ProviderRegistry();
+  for (const type of new Set(types)) {
+    const load = (BUNDLED_PROVIDERS as Record<string, FactoryImport>)[type];
+    if (load) registry.register(await load());
+  }
+  return registry;
 }

@@ -16,8 +16,21 @@ function canonical(value: unknown): unknown {
  * A one-way digest of a provider entry (name, type, block). Key order does not matter, so a
  * reformatted file keeps its fingerprints; any value change makes a new one.
  */
-export function entryFingerprint(entry: { name: string; type: string; config: unknown }): string {
-  const text = JSON.stringify(canonical({ name: entry.name, type: entry.type, config: entry.config }));
+export function entryFingerprint(entry: {
+  name: string;
+  type: string;
+  config: unknown;
+  module?: string;
+}): string {
+  // `module` only when set, so a bundled entry keeps the fingerprint it had before modules existed.
+  const text = JSON.stringify(
+    canonical({
+      name: entry.name,
+      type: entry.type,
+      config: entry.config,
+      ...(entry.module !== undefined ? { module: entry.module } : {}),
+    }),
+  );
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 

@@ -1,6 +1,5 @@
 import type { ProviderRegistry } from '@egress-proxies/contract';
-import { bundledRegistry } from '../providers/bundled.js';
-import { ProviderSet } from '../providers/provider-set.js';
+import { providerLoader } from '../providers/load-providers.js';
 import { loadStandaloneProviders } from './providers-file.js';
 import { readState, writeState } from './state-file.js';
 
@@ -8,6 +7,8 @@ export interface DownOptions {
   providersPath: string;
   stateDir: string;
   registry?: ProviderRegistry;
+  /** Where `module:` entries resolve first; `$EGRESS_PROXIES_MODULES_DIR`, then the operator's install. */
+  modulesDir?: string;
   signal?: AbortSignal;
   /** Progress lines. */
   onLine?: (line: string) => void;
@@ -31,9 +32,14 @@ export async function down(opts: DownOptions): Promise<DownReport> {
     say(`nothing to do: no state in ${opts.stateDir}`);
     return { deleted: [], errors: [] };
   }
-  const registry = opts.registry ?? bundledRegistry();
-  const providers = ProviderSet.fromRegistry(registry);
-  await providers.apply(await loadStandaloneProviders(opts.providersPath, registry, opts.signal));
+  const loader = providerLoader(opts.providersPath, opts);
+  const providers = loader.providerSet();
+  await providers.apply(
+    await loadStandaloneProviders(opts.providersPath, loader, {
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      onModuleError: (err) => say(`skipped: ${err.message}`),
+    }),
+  );
   const report: DownReport = { installation: state.installation, deleted: [], errors: [] };
   const signal = opts.signal;
   try {

@@ -1,6 +1,9 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { loadProvidersConfigFile, type ProviderEntry, type ProviderRegistry } from '@egress-proxies/contract';
-import { checkRegistered } from '../providers/check-registered.js';
+import { loadProvidersConfigFile, type ProviderEntry } from '@egress-proxies/contract';
+import type { OpLogger } from '../controller/op-logger.js';
+import { reportModuleFailures } from '../providers/load-providers.js';
+import type { ProviderLoader } from '../providers/provider-loader.js';
+import type { ProviderModuleError } from '../providers/provider-module-error.js';
 
 /**
  * A `local` entry's relative stateDir is taken relative to the providers file, so a sample
@@ -10,17 +13,46 @@ export function resolveEntries(entries: ProviderEntry[], providersPath: string):
   const base = dirname(resolve(providersPath));
   return entries.map((e) => {
     const cfg = e.config as { stateDir?: unknown } | undefined;
-    if (e.type !== 'local' || typeof cfg?.stateDir !== 'string' || isAbsolute(cfg.stateDir)) return e;
+    if (e.type !== 'local' || e.module || typeof cfg?.stateDir !== 'string' || isAbsolute(cfg.stateDir))
+      return e;
     return { ...e, config: { ...cfg, stateDir: resolve(base, cfg.stateDir) } } as ProviderEntry;
   });
 }
 
-/** Loads and checks a providers file: the contract's messages, then the bundled types. */
+export interface PrepareOptions {
+  signal?: AbortSignal;
+  /** Where a module that cannot be used is reported; `log.error` when absent. */
+  onModuleError?: (err: ProviderModuleError) => void;
+  log?: OpLogger;
+}
+
+/** A loaded config's entries, their factories imported (bundled or `module:`), paths resolved. */
+export async function prepareStandaloneEntries(
+  entries: ProviderEntry[],
+  path: string,
+  loader: ProviderLoader,
+  opts: PrepareOptions = {},
+): Promise<ProviderEntry[]> {
+  const report =
+    opts.onModuleError ??
+    ((err: ProviderModuleError) =>
+      opts.log?.error(
+        { provider: err.entry.name, module: err.module, error: err.message },
+        'provider module failed',
+      ));
+  const prepared = await loader.prepare(resolveEntries(entries, path), opts.signal);
+  return reportModuleFailures(prepared, report);
+}
+
+/** Loads and checks a providers file: the contract's messages, then each entry's factory. */
 export async function loadStandaloneProviders(
   path: string,
-  registry: ProviderRegistry,
-  signal?: AbortSignal,
+  loader: ProviderLoader,
+  opts: PrepareOptions = {},
 ): Promise<ProviderEntry[]> {
-  const entries = await loadProvidersConfigFile(path, signal ? { signal } : {});
-  return resolveEntries(checkRegistered(registry, entries, path), path);
+  const entries = await loadProvidersConfigFile(path, {
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(loader.registry ? { registry: loader.registry } : {}),
+  });
+  return prepareStandaloneEntries(entries, path, loader, opts);
 }

@@ -7,12 +7,11 @@ import { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import type { GcReport } from '../gc/orphan-gc.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
 import { StandalonePools } from '../pool/standalone-pools.js';
-import { bundledRegistry } from '../providers/bundled.js';
-import { checkRegistered } from '../providers/check-registered.js';
-import { ProviderSet } from '../providers/provider-set.js';
+import { providerLoader } from '../providers/load-providers.js';
+import type { ProviderSet } from '../providers/provider-set.js';
 import { FileProxyStore } from './file-proxy-store.js';
 import { withProgress } from './progress.js';
-import { loadStandaloneProviders, resolveEntries } from './providers-file.js';
+import { loadStandaloneProviders, prepareStandaloneEntries } from './providers-file.js';
 import type { DocumentIssue } from './proxy-documents.js';
 import { ensureInstallation } from './state-file.js';
 
@@ -25,6 +24,8 @@ export interface StandaloneOptions extends CoreTuning {
   /** Where the state file (installation id, status) lives. */
   stateDir: string;
   registry?: ProviderRegistry;
+  /** Where `module:` entries resolve first; `$EGRESS_PROXIES_MODULES_DIR`, then the operator's install. */
+  modulesDir?: string;
   debounceMs?: number;
   rescanMs?: number;
   onIssues?: (issues: DocumentIssue[]) => void;
@@ -56,9 +57,9 @@ export interface RunningStandalone {
  */
 export async function startStandalone(opts: StandaloneOptions): Promise<RunningStandalone> {
   const log = opts.logger ?? silentOpLogger;
-  const registry = opts.registry ?? bundledRegistry();
-  const entries = await loadStandaloneProviders(opts.providersPath, registry);
-  const providers = ProviderSet.fromRegistry(registry, opts.providerLogger);
+  const loader = providerLoader(opts.providersPath, opts);
+  const entries = await loadStandaloneProviders(opts.providersPath, loader, { log });
+  const providers = loader.providerSet(opts.providerLogger);
   await providers.apply(entries);
   const installation = ensureInstallation(opts.stateDir);
   log.info({ providers: providers.names(), installation }, 'standalone: providers loaded');
@@ -85,8 +86,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     configPath: opts.providersPath,
     configText: await readFile(opts.providersPath, 'utf8'),
     // A reload naming a type this build lacks is refused, as in the cluster; the old config stays.
-    prepareReload: (next) =>
-      resolveEntries(checkRegistered(registry, next, opts.providersPath), opts.providersPath),
+    prepareReload: (next) => prepareStandaloneEntries(next, opts.providersPath, loader, { log }),
     // There is no object to hang an event on: GC deletions go to the log.
     gcEvent: async (provider, type, reason, message) => log.info({ provider, type, reason, message }, 'gc'),
     controller: { wrapCall: (key, call) => withProgress(call, (text) => store.setProgress(key, text)) },

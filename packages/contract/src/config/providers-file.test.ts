@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProvidersConfigError } from './providers-config-error.js';
 import {
+  isEntryOf,
   loadProvidersConfig,
   PROVIDER_TYPES,
   type ProviderEntry,
@@ -375,7 +376,7 @@ describe('loadProvidersConfig: bad configs name the path and the bad value', () 
       [{ name: 'x', type: 'local', local: { stateDir: '/s' }, labels: {} }],
       'providers[0].labels',
       'unknown key "labels"',
-      'known: name, type, local',
+      'known: name, type, module, local',
     );
   });
 
@@ -465,7 +466,7 @@ describe('loadProvidersConfig: good configs get their defaults', () => {
   it('fills kvm2 defaults', () => {
     const [e] = loadProvidersConfig(one('kvm2', kvm2Block(), 'kvm2-home'));
     expect(e?.type).toBe('kvm2');
-    if (e?.type !== 'kvm2') return;
+    if (!isEntryOf(e, 'kvm2')) return;
     expect(e.name).toBe('kvm2-home');
     expect(e.config).toMatchObject({
       diskSizeGb: 10,
@@ -515,7 +516,7 @@ describe('loadProvidersConfig: good configs get their defaults', () => {
       { name: 'dev', type: 'local', local: { stateDir: '/var/lib/ep' } },
     ]);
     const [k, l] = entries as [ProviderEntry, ProviderEntry];
-    if (k.type !== 'kubernetes' || l.type !== 'local') throw new Error('wrong types');
+    if (!isEntryOf(k, 'kubernetes') || !isEntryOf(l, 'local')) throw new Error('wrong types');
     expect(k.config.image).toMatch(/squid/);
     expect(k.config.namespacePolicy).toBe('proxy');
     expect(k.config.allowedSourceCIDRs).toContain('10.0.0.0/8');
@@ -535,7 +536,7 @@ describe('loadProvidersConfig: good configs get their defaults', () => {
         { name: 'k', type: 'kubernetes' },
         { name: 'g', type: 'gcp', gcp: gcpBlock() },
       ]);
-      if (k?.type !== 'kubernetes' || g?.type !== 'gcp') throw new Error('wrong types');
+      if (!isEntryOf(k, 'kubernetes') || !isEntryOf(g, 'gcp')) throw new Error('wrong types');
       return { k: k.config, g: g.config };
     };
     const first = load();
@@ -555,7 +556,7 @@ describe('loadProvidersConfig: good configs get their defaults', () => {
       { name: 'a', type: 'local', local: { stateDir: '/a' } },
       { name: 'b', type: 'local', local: { stateDir: '/b' } },
     ]);
-    if (a?.type !== 'local' || b?.type !== 'local') throw new Error('wrong types');
+    if (!isEntryOf(a, 'local') || !isEntryOf(b, 'local')) throw new Error('wrong types');
     a.config.allowedSourceCIDRs.push('10.0.0.0/8');
     expect(b.config.allowedSourceCIDRs).toEqual(['127.0.0.0/8', '::1/128']);
   });

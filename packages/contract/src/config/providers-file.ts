@@ -1,5 +1,6 @@
 import { LineCounter, parseDocument } from 'yaml';
 import type * as z from 'zod';
+import type { ConfigSchema } from './config-schema.js';
 import { DNS1123_LABEL_RE } from './fields.js';
 import { formatPath, formatValue, typeName } from './format-value.js';
 import { gcpConfigSchema } from './gcp.js';
@@ -33,13 +34,48 @@ export const PROVIDER_TYPES: readonly ProviderType[] = Object.freeze(
 /** The block type of each provider type, defaults filled. */
 export type ProviderConfigs = { [T in ProviderType]: z.output<(typeof providerConfigSchemas)[T]> };
 
-/** One loaded entry: its name, its type and its block with defaults filled. */
-export type ProviderEntry = {
-  [T in ProviderType]: { name: string; type: T; config: ProviderConfigs[T] };
-}[ProviderType];
+/**
+ * One loaded entry: its name, its type and its block with defaults filled. `module` is the
+ * package or path the entry's factory comes from, when the entry names one (a third-party
+ * provider, or a bundled type replaced by another build).
+ */
+export type ProviderEntry =
+  | {
+      [T in ProviderType]: { name: string; type: T; config: ProviderConfigs[T]; module?: string };
+    }[ProviderType]
+  | ExternalProviderEntry;
+
+/**
+ * An entry of a type this package does not know: its block is what the type's factory schema
+ * returned, or, for an entry naming a `module`, the raw block until the module's factory has
+ * checked it (`validateProviderBlock`).
+ */
+export interface ExternalProviderEntry {
+  name: string;
+  type: string;
+  config: unknown;
+  module?: string;
+}
+
+/** Where the loader learns the schema of a type it does not know (a registry fits). */
+export interface ProviderTypeSource {
+  types(): readonly string[];
+  factory(type: string): { readonly configSchema?: ConfigSchema | undefined } | undefined;
+}
 
 /** The entry for one type, e.g. `ProviderEntryOf<'kvm2'>`. */
 export type ProviderEntryOf<T extends ProviderType> = Extract<ProviderEntry, { type: T }>;
+
+/**
+ * Narrows an entry to a bundled type's, with that type's config: `entry.type === 'kvm2'` alone
+ * does not, since an entry of another package (with a `module`) may reuse a bundled type name.
+ */
+export function isEntryOf<T extends ProviderType>(
+  entry: ProviderEntry | undefined,
+  type: T,
+): entry is ProviderEntryOf<T> {
+  return entry?.type === type && entry.module === undefined;
+}
 
 export function isProviderType(value: unknown): value is ProviderType {
   return typeof value === 'string' && Object.hasOwn(providerConfigSchemas, value);
@@ -52,7 +88,7 @@ export function isProviderType(value: unknown): value is ProviderType {
 export const PROVIDER_NAME_RE = DNS1123_LABEL_RE;
 
 const ROOT = 'providers';
-const ENTRY_KEYS = ['name', 'type'] as const;
+const ENTRY_KEYS = ['name', 'type', 'module'] as const;
 
 function closest(word: string, candidates: readonly string[]): string | undefined {
   const lower = word.toLowerCase();
@@ -119,14 +155,71 @@ function dedupe(issues: ConfigIssue[]): ConfigIssue[] {
   });
 }
 
+type BlockResult = { ok: true; value: unknown } | { ok: false; issues: ConfigIssue[] };
+
+function isZod(schema: unknown): schema is z.ZodType {
+  return typeof (schema as { safeParse?: unknown }).safeParse === 'function' && '_zod' in (schema as object);
+}
+
 function validateBlock(
-  type: ProviderType,
+  schema: ConfigSchema | z.ZodType | undefined,
   block: unknown,
   prefix: readonly PropertyKey[],
-): { ok: true; value: unknown } | { ok: false; issues: ConfigIssue[] } {
-  const schema = providerConfigSchemas[type] as z.ZodType;
-  const r = schema.safeParse(block, { reportInput: true, error: issueMessage });
-  return r.success ? { ok: true, value: r.data } : { ok: false, issues: toIssues(r.error.issues, prefix) };
+): BlockResult {
+  // A factory without a schema takes its block as written.
+  if (!schema) return { ok: true, value: block };
+  if (isZod(schema)) {
+    // zod schemas (ours and most authors') get the house messages: bad value, expectation, did-you-mean.
+    const r = schema.safeParse(block, { reportInput: true, error: issueMessage });
+    return r.success ? { ok: true, value: r.data } : { ok: false, issues: toIssues(r.error.issues, prefix) };
+  }
+  const r = schema['~standard'].validate(block);
+  if (r instanceof Promise) {
+    return {
+      ok: false,
+      issues: [
+        {
+          path: formatPath(prefix),
+          message: 'the config schema validates asynchronously; it must be synchronous',
+        },
+      ],
+    };
+  }
+  if (!r.issues) return { ok: true, value: r.value };
+  return {
+    ok: false,
+    issues: r.issues.map((i) => ({
+      path: formatPath([
+        ...prefix,
+        ...(i.path ?? []).map((seg) => (typeof seg === 'object' ? seg.key : seg)),
+      ]),
+      message: i.message,
+    })),
+  };
+}
+
+function schemaFor(
+  type: string,
+  source: ProviderTypeSource | undefined,
+): ConfigSchema | z.ZodType | undefined {
+  const own = source?.factory(type)?.configSchema;
+  if (own) return own;
+  return isProviderType(type) ? (providerConfigSchemas[type] as z.ZodType) : undefined;
+}
+
+/**
+ * Validates one entry's block with a schema (a factory's `configSchema`), issues at
+ * `providers[index].<type>...`. The operator calls it for entries whose factory comes from a
+ * `module`, once the module is imported.
+ */
+export function validateProviderBlock(
+  schema: ConfigSchema | undefined,
+  block: unknown,
+  at: { index: number; type: string; source?: string },
+): unknown {
+  const r = validateBlock(schema, block ?? {}, [ROOT, at.index, at.type]);
+  if (!r.ok) throw new ProvidersConfigError(r.issues, at.source ? { source: at.source } : {});
+  return r.value;
 }
 
 /**
@@ -139,12 +232,17 @@ export function parseProviderConfig<T extends ProviderType>(type: T, block: unkn
       { path: 'type', message: `unknown type ${formatValue(type)} (known: ${PROVIDER_TYPES.join(', ')})` },
     ]);
   }
-  const r = validateBlock(type, block ?? {}, [type]);
+  const r = validateBlock(providerConfigSchemas[type] as z.ZodType, block ?? {}, [type]);
   if (!r.ok) throw new ProvidersConfigError(r.issues);
   return r.value as ProviderConfigs[T];
 }
 
-function validateEntry(raw: unknown, index: number, issues: ConfigIssue[]): ProviderEntry | undefined {
+function validateEntry(
+  raw: unknown,
+  index: number,
+  issues: ConfigIssue[],
+  types: TypeSet,
+): ProviderEntry | undefined {
   const at = (...rest: PropertyKey[]) => formatPath([ROOT, index, ...rest]);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     issues.push({
@@ -171,22 +269,38 @@ function validateEntry(raw: unknown, index: number, issues: ConfigIssue[]): Prov
     );
   }
 
+  const module = entry.module;
+  let moduleName: string | undefined;
+  if (module !== undefined) {
+    if (typeof module !== 'string' || module.trim() === '') {
+      fail(at('module'), `expected a package name or a path, got ${typeName(module)} ${formatValue(module)}`);
+    } else moduleName = module;
+  }
+
   const type = entry.type;
-  let knownType: ProviderType | undefined;
-  if (type === undefined) fail(at('type'), `required (one of ${PROVIDER_TYPES.join(', ')})`);
+  let knownType: string | undefined;
+  if (type === undefined) fail(at('type'), `required (one of ${types.known.join(', ')})`);
   else if (typeof type !== 'string')
     fail(at('type'), `expected string, got ${typeName(type)} ${formatValue(type)}`);
-  else if (!isProviderType(type)) {
-    const guess = closest(type, PROVIDER_TYPES);
+  else if (moduleName !== undefined || types.has(type)) {
+    // A module brings its own type; its name is also the block's key, so it is a label too.
+    if (PROVIDER_NAME_RE.test(type)) knownType = type;
+    else
+      fail(
+        at('type'),
+        `${formatValue(type)} is not a valid provider type (lower-case letters, digits and "-")`,
+      );
+  } else {
+    const guess = closest(type, types.known);
     fail(
       at('type'),
-      `unknown type ${formatValue(type)}${guess ? ` (did you mean ${formatValue(guess)}?)` : ''} (known: ${PROVIDER_TYPES.join(', ')})`,
+      `unknown type ${formatValue(type)}${guess ? ` (did you mean ${formatValue(guess)}?)` : ''} (known: ${types.known.join(', ')}; a provider from another package names it with module:)`,
     );
-  } else knownType = type;
+  }
 
   for (const key of Object.keys(entry)) {
     if ((ENTRY_KEYS as readonly string[]).includes(key) || key === knownType) continue;
-    if (isProviderType(key)) {
+    if (types.has(key)) {
       // With an unknown type the block cannot be judged; the type issue already explains it.
       if (knownType) {
         fail(
@@ -202,13 +316,35 @@ function validateEntry(raw: unknown, index: number, issues: ConfigIssue[]): Prov
   if (!knownType) return undefined;
   const present = Object.hasOwn(entry, knownType);
   // A key with nothing under it (`kubernetes:`) is null in YAML: the same as an empty block.
-  const r = validateBlock(knownType, present ? (entry[knownType] ?? {}) : {}, [ROOT, index, knownType]);
+  const block = present ? (entry[knownType] ?? {}) : {};
+  const withModule = moduleName !== undefined ? { module: moduleName } : {};
+  // A module's schema is known only once it is imported: its block is checked then.
+  if (moduleName !== undefined) {
+    return ok ? ({ name, type: knownType, config: block, ...withModule } as ProviderEntry) : undefined;
+  }
+  const r = validateBlock(types.schema(knownType), block, [ROOT, index, knownType]);
   if (!r.ok) {
     if (present) for (const i of r.issues) fail(i.path, i.message);
     else fail(at(knownType), `required (a ${knownType} entry carries a ${knownType}: block)`);
     return undefined;
   }
   return ok ? ({ name, type: knownType, config: r.value } as ProviderEntry) : undefined;
+}
+
+/** The types an entry may name: the bundled ones plus those of a registry. */
+interface TypeSet {
+  readonly known: readonly string[];
+  has(type: string): boolean;
+  schema(type: string): ConfigSchema | z.ZodType | undefined;
+}
+
+function typeSet(source: ProviderTypeSource | undefined): TypeSet {
+  const known = [...new Set([...PROVIDER_TYPES, ...(source?.types() ?? [])])];
+  return {
+    known,
+    has: (type) => known.includes(type),
+    schema: (type) => schemaFor(type, source),
+  };
 }
 
 function parseText(text: string, source: string): unknown {
@@ -236,6 +372,11 @@ function parseText(text: string, source: string): unknown {
 export interface LoadProvidersConfigOptions {
   /** Names the input in YAML syntax messages (a file name); defaults to `<input>`. */
   source?: string;
+  /**
+   * More types than the bundled ones, each block checked with its factory's `configSchema`
+   * (a `ProviderRegistry` fits). An entry naming a `module` may have any type.
+   */
+  registry?: ProviderTypeSource;
 }
 
 /**
@@ -281,6 +422,7 @@ export function loadProvidersConfig(
 
   const issues: ConfigIssue[] = [];
   const entries: ProviderEntry[] = [];
+  const types = typeSet(options.registry);
   const firstByName = new Map<string, number>();
   root.forEach((raw, index) => {
     const name = (raw as { name?: unknown } | null)?.name;
@@ -294,7 +436,7 @@ export function loadProvidersConfig(
         });
       }
     }
-    const entry = validateEntry(raw, index, issues);
+    const entry = validateEntry(raw, index, issues, types);
     if (entry) entries.push(entry);
   });
   if (issues.length > 0) throw new ProvidersConfigError(dedupe(issues), { source: options.source });
