@@ -130,10 +130,10 @@ describe('the setup guides', () => {
     },
   );
 
-  it.each(configs.map((b) => [where(b), b] as const))('%s passes the loader and builds', (_, b) => {
+  it.each(configs.map((b) => [where(b), b] as const))('%s passes the loader and builds', async (_, b) => {
     const entries = loadProvidersConfig(b.body);
     expect(entries.length).toBeGreaterThan(0);
-    const built = bundledRegistry().createAll(entries, {
+    const built = (await bundledRegistry()).createAll(entries, {
       logger: createLogger({ verbosity: 0, sink: () => {} }),
     });
     expect(built.map((x) => x.provider.name)).toEqual(entries.map((e) => e.name));

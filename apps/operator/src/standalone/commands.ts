@@ -5,9 +5,9 @@ import { FlagError } from '../cli/flag-error.js';
 import { type JsonRecord, jsonLine, providerJson, proxyJson } from '../cli/json-records.js';
 import type { StandaloneFlags } from '../cli/standalone-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from '../log/logger.js';
+import { textDestination } from '../log/text-format.js';
 import { egressThrough } from '../pool/check-gateway.js';
 import type { PoolView } from '../pool/standalone-pools.js';
-import { textDestination } from '../log/text-format.js';
 import { createHttpProbe } from '../probe/http-probe.js';
 import { down } from './down.js';
 import { startEchoServer } from './echo-server.js';
@@ -368,7 +368,10 @@ async function announcePool(
     gateway: pool.gateway,
   });
   view.say(`try: ${line}`, { type: 'curl', curl: line });
-  view.say(`try: ${sessionLine}   (a sticky session: the same member every time)`, { type: 'curl', curl: sessionLine });
+  view.say(`try: ${sessionLine}   (a sticky session: the same member every time)`, {
+    type: 'curl',
+    curl: sessionLine,
+  });
   if (!check) return true;
   try {
     const signal = AbortSignal.timeout(30_000);
