@@ -282,7 +282,9 @@ export function createLocalHarness(options: LocalHarnessOptions): ConformanceHar
     });
     const timing: Timing = {
       ...DEFAULT_TIMING,
-      readyTimeoutMs: 10_000,
+      // A proxy process that starts slowly on a loaded machine must still count as starting: the
+      // wait ends as soon as the port accepts, so a long limit costs nothing when all is well.
+      readyTimeoutMs: 60_000,
       stopGraceMs: 3_000,
       ...options.timing,
     };
