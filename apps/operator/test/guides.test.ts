@@ -109,8 +109,11 @@ describe('the setup guides', () => {
   it.each(commands.map((b) => [where(b), b] as const))(
     '%s runs here and writes Kubernetes objects',
     (_, b) => {
-      const r = spawnSync('bash', ['-euo', 'pipefail', '-c', b.body], {
+      // --norc: bash run with a socket for stdin (as Node's pipes are) reads the system bashrc
+      // unless told not to, and a bashrc written for prompts fails under -u.
+      const r = spawnSync('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', b.body], {
         cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
         encoding: 'utf8',
         env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` },
         timeout: 5 * 60_000,

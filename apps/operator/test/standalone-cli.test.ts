@@ -17,7 +17,7 @@ function cli(...args: string[]) {
 const providers = join(dir, 'providers.yaml');
 writeFileSync(
   providers,
-  `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 23300, max: 23309}, engine: node}\n` +
+  `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24300, max: 24309}, engine: node}\n` +
     `- name: squidless\n  type: local\n  local: {stateDir: sl, engine: squid, squidPath: /nonexistent/squid}\n`,
 );
 

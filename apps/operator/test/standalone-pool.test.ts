@@ -55,7 +55,7 @@ beforeAll(async () => {
   echo = await startEchoServer();
   writeFileSync(
     providersPath,
-    `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 23300, max: 23349}, engine: node, loopbackEgress: true}\n`,
+    `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24310, max: 24359}, engine: node, loopbackEgress: true}\n`,
   );
 });
 afterAll(async () => {

@@ -88,7 +88,7 @@ beforeAll(async () => {
   echo = await startEchoServer();
   writeFileSync(
     providersPath,
-    `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 23100, max: 23199}, engine: node}\n`,
+    `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24100, max: 24199}, engine: node}\n`,
   );
 });
 
@@ -108,7 +108,8 @@ describe('standalone mode over provider-local', () => {
     const a = await ready('alpha');
     const b = await ready('beta');
     expect(a.endpoint?.host).toBe('127.0.0.1');
-    expect(a.endpoint?.port).toBeGreaterThanOrEqual(23100);
+    expect(a.endpoint?.port).toBeGreaterThanOrEqual(24100);
+    expect(a.endpoint?.port).toBeLessThanOrEqual(24199);
     expect(a.endpoint?.port).not.toBe(b.endpoint?.port);
     expect(a.status?.egressIP).toBe('127.0.0.1');
     const r = await through(a.endpoint!.host, a.endpoint!.port);
@@ -206,7 +207,7 @@ describe('standalone mode over provider-local', () => {
     const base = join(dir, 'reload');
     mkdirSync(base, { recursive: true });
     const path = join(base, 'providers.yaml');
-    const local = `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 23200, max: 23299}, engine: node}\n`;
+    const local = `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24200, max: 24299}, engine: node}\n`;
     writeFileSync(path, local);
     writeFileSync(join(base, 'proxies.yaml'), '');
     const errors: string[] = [];

@@ -19,7 +19,7 @@ import { createAuth, type RequestAuth } from './auth.js';
 import type { ComputeApi } from './backend.js';
 import { currentLogger, runWithLogger } from './call-context.js';
 import { check } from './check.js';
-import { type GcpConfig, type GcpConfigInput, parseGcpConfig, type ResolvedGcpConfig } from './config.js';
+import { type GcpConfigInput, parseGcpConfig, type ResolvedGcpConfig } from './config.js';
 import type { GcpContext } from './context.js';
 import { create } from './create.js';
 import { remove } from './delete.js';

@@ -110,7 +110,13 @@ export async function whileHeld<T>(
       GATE_BOUND_MS,
       `the call never reached step ${step}`,
     );
-    check(!done || gate.held > 0, `the call returned before reaching step ${step}`);
+    if (done && gate.held === 0) {
+      const s = await promise;
+      check(
+        false,
+        `the call returned before reaching step ${step} (${s.ok ? 'it resolved' : `it rejected: ${describeError(s.error)}`})`,
+      );
+    }
     await during(pending);
   } finally {
     gate.release();
