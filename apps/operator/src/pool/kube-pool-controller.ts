@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import { parseDuration } from '../api/duration.js';
 import { API_VERSION, GROUP, PROXY, VERSION } from '../api/group.js';
@@ -14,6 +13,7 @@ import {
 } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import { kubeCall } from '../store/kube-call-options.js';
+import { memberName } from './member-name.js';
 import { planInputFor } from './plan-input.js';
 import { type PlanMember, planPool } from './plan-pool.js';
 import { templateHash } from './template-hash.js';
@@ -31,8 +31,6 @@ export interface KubePoolControllerOptions {
   /** Passes run only while this says so (the operator's leader election); always when absent. */
   isLeader?: () => boolean;
 }
-
-const suffix = () => [...randomBytes(5)].map((b) => 'bcdfghjklmnpqrstvwxz2456789'[b % 27]).join('');
 
 const condition = (
   type: string,
@@ -159,7 +157,7 @@ export class KubePoolController {
         apiVersion: API_VERSION,
         kind: PROXY.kind,
         metadata: {
-          name: `${name}-${suffix()}`,
+          name: memberName(name),
           namespace,
           labels: { [POOL_LABEL]: name, [TEMPLATE_HASH_LABEL]: hash },
           ownerReferences: [

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { parseDuration } from '../api/duration.js';
 import type { ProxyObject } from '../api/proxy.js';
 import { POOL_LABEL, RECYCLE_ANNOTATION, TEMPLATE_HASH_LABEL } from '../api/proxy-pool.js';
@@ -8,6 +7,7 @@ import { type RunningGateway, startGateway } from '../gateway/gateway-server.js'
 import type { FileProxyStore } from '../standalone/file-proxy-store.js';
 import type { LoadedDocuments, ProxyDocument } from '../standalone/proxy-documents.js';
 import { type MemberRecord, type PoolState, readPoolState, writePoolState } from './member-file.js';
+import { memberName } from './member-name.js';
 import { planInputFor } from './plan-input.js';
 import { planPool } from './plan-pool.js';
 import type { PoolDocument } from './pool-documents.js';
@@ -31,7 +31,6 @@ export interface StandalonePoolsOptions {
 }
 
 /** Member names: the pool's name and five random lowercase characters, like a ReplicaSet's pods. */
-const suffix = () => [...randomBytes(5)].map((b) => 'bcdfghjklmnpqrstvwxz2456789'[b % 27]).join('');
 
 /**
  * ProxyPools under `up`: members are Proxies this controller adds to the file store's documents
@@ -146,7 +145,7 @@ export class StandalonePools {
         const next: MemberRecord[] = members.filter((m) => !gone.has(m.name));
         for (const t of plan.create)
           next.push({
-            name: `${d.name}-${suffix()}`,
+            name: memberName(d.name),
             provider: t.provider,
             ...(t.zone ? { zone: t.zone } : {}),
             createdAt: this.#now(),
