@@ -15,8 +15,9 @@ export function connectTarget(url: string | undefined): string | undefined {
 /**
  * Opens a CONNECT tunnel through a member and joins it to the client's socket. A member that
  * cannot be reached is cooled down and the next one tried; a member's refusal is passed on (and a
- * ban status cools it down). Once joined, the bytes flow socket to socket by pipe (backpressure
- * both ways, no per-chunk work of ours); the byte counters read the sockets' totals at the end.
+ * ban status cools it down). Once joined, the member's bytes go to the client straight from the
+ * read buffer (connectThrough's relay), the client's through a pipe, with backpressure both ways;
+ * the byte counters read the member socket's totals at the end.
  */
 export function openTunnel(
   ctx: GatewayContext,
@@ -78,14 +79,20 @@ export function openTunnel(
       ctx.fail(member.name, 'reset');
       finish();
     });
-    upstream.on('close', finish);
+    // The member's end reaches the client after every byte before it; the client's end reaches
+    // the member through the pipe. A side that fails cuts both.
+    upstream.on('end', () => client.end());
+    upstream.on('close', (hadError: boolean) => {
+      if (hadError || client.writableFinished || client.destroyed) finish();
+      else client.once('finish', finish);
+    });
     client.on('close', finish);
     client.write(
       `HTTP/1.1 200 Connection Established\r\n${MEMBER_HEADER}: ${member.name}\r\n${choice.movedFrom ? `${MOVED_HEADER}: ${choice.movedFrom}\r\n` : ''}\r\n`,
     );
     if (a.rest.length) client.write(a.rest);
     if (head.length) upstream.write(head);
-    upstream.pipe(client);
+    a.relayTo(client);
     client.pipe(upstream);
     if (ctx.debug)
       ctx.log.debug({ member: member.name, kind: 'connect', session: id.session }, 'gateway: tunnel');
