@@ -9,7 +9,7 @@ afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r()
 
 /** A member that answers CONNECT with `answer`, then sends `pieces` one at a time. */
 async function member(answer: string, pieces: Buffer[] = []) {
-  server = createServer((s: Socket) => {
+  const srv = createServer((s: Socket) => {
     s.once('data', async () => {
       s.write(answer);
       for (const p of pieces) {
@@ -19,8 +19,9 @@ async function member(answer: string, pieces: Buffer[] = []) {
       s.end();
     });
   });
-  await new Promise<void>((r) => server?.listen(0, '127.0.0.1', r));
-  return { name: 'm', host: '127.0.0.1', port: (server?.address() as AddressInfo).port };
+  server = srv;
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return { name: 'm', host: '127.0.0.1', port: (srv.address() as AddressInfo).port };
 }
 
 describe('connectThrough', () => {
