@@ -140,7 +140,8 @@ async function crds(args: string[]): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const usage = command === undefined ? undefined : COMMAND_USAGE[command];
+  const name = command === '--version' || command === '-v' ? 'version' : command;
+  const usage = name === undefined ? undefined : COMMAND_USAGE[name];
   if (usage && wantsHelp(rest)) {
     process.stdout.write(usage);
     return 0;

@@ -28,6 +28,9 @@ describe('CLI conventions', () => {
       expect(r.stdout).toBe(`egress-proxies ${version}\n`);
       expect(r.stderr).toBe('');
     }
+    const help = await cli('--version', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toBe(COMMAND_USAGE.version);
     for (const extra of [await cli('--version', '--bogus'), await cli('version', 'stray')]) {
       expect(extra.status).toBe(2);
       expect(extra.stderr).toMatch(/^egress-proxies: version: .*'(--bogus|stray)'/);
