@@ -1,6 +1,6 @@
 // Command kube-node is the node side of the test cluster in one binary: kubelet, kube-proxy,
-// kube-scheduler and kube-controller-manager from the upstream Go module, chosen by the first
-// argument (`kube-node kubelet --config ...`). One link instead of four keeps the cold build
+// kube-scheduler and kube-controller-manager from the upstream Go module, and kubectl for the
+// tests, chosen by the first argument (`kube-node kubelet --config ...`). One link instead of four keeps the cold build
 // short. Test infrastructure only; no product code lives here.
 package main
 
@@ -15,6 +15,7 @@ import (
 	_ "k8s.io/component-base/logs/json/register"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 	_ "k8s.io/component-base/metrics/prometheus/version"
+	kubectl "k8s.io/kubectl/pkg/cmd"
 	cm "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -27,9 +28,10 @@ func main() {
 		"kube-proxy":              proxy.NewProxyCommand,
 		"kube-scheduler":          func() *cobra.Command { return scheduler.NewSchedulerCommand() },
 		"kube-controller-manager": cm.NewControllerManagerCommand,
+		"kubectl":                 kubectl.NewDefaultKubectlCommand,
 	}
 	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: kube-node kubelet|kube-proxy|kube-scheduler|kube-controller-manager [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kube-node kubelet|kube-proxy|kube-scheduler|kube-controller-manager|kubectl [flags]")
 		os.Exit(2)
 	}
 	command := commands[os.Args[1]]()

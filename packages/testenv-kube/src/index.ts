@@ -11,6 +11,7 @@ export {
   type StartKubeClusterOptions,
   startKubeCluster,
 } from './cluster.js';
+export { type Collector, collectorConfig, startCollector } from './collector.js';
 export {
   type KubeControlPlane,
   type KubeResponse,
@@ -19,4 +20,5 @@ export {
   startKubeControlPlane,
 } from './control-plane.js';
 export { CLUSTER_CIDR, PAUSE_IMAGE, POD_CIDR, SERVICE_CIDR } from './node-config.js';
+export { descendantsOf, findSpanChain, parseOtlpJsonLines, type StoredSpan } from './otlp-spans.js';
 export { removeStaleNodes } from './stale.js';
