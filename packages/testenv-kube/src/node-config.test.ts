@@ -8,7 +8,7 @@ import {
   PAUSE_IMAGE,
   POD_CIDR,
 } from './node-config.js';
-import { holderScript } from './node-holder.js';
+import { cgroupMountCommands, holderScript } from './node-holder.js';
 import { slotAddresses } from './node-network.js';
 
 const dirs = {
@@ -80,6 +80,24 @@ describe('the node configuration', () => {
   it('gives each slot its own /30 and rejects a slot out of range', () => {
     expect(slotAddresses(3)).toEqual({ hostIP: '10.253.3.1', nodeIP: '10.253.3.2', hostLink: 'ep-kube3' });
     expect(() => slotAddresses(16)).toThrow(/0\.\.15, got 16/);
+  });
+
+  it("rebuilds the host's cgroup mounts under the namespace's fresh sysfs, tmpfs first", () => {
+    const mounts = [
+      'sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0',
+      'cgroup /sys/fs/cgroup/cpu cgroup rw,relatime,cpu 0 0',
+      'tmpfs /sys/fs/cgroup tmpfs rw,relatime,mode=755 0 0',
+      'cgroup /sys/fs/cgroup/systemd cgroup rw,relatime,name=systemd 0 0',
+      'cgroup2 /sys/fs/cgroup/unified cgroup2 rw,relatime 0 0',
+      'tmpfs /run tmpfs rw 0 0',
+      'cgroup /sys/fs/cgroup/x;rm cgroup rw 0 0',
+    ].join('\n');
+    expect(cgroupMountCommands(mounts)).toEqual([
+      'mount -t tmpfs -o rw,relatime,mode=755 cgroup /sys/fs/cgroup',
+      'mkdir -p /sys/fs/cgroup/cpu && mount -t cgroup -o rw,relatime,cpu cgroup /sys/fs/cgroup/cpu',
+      'mkdir -p /sys/fs/cgroup/systemd && mount -t cgroup -o rw,relatime,name=systemd cgroup /sys/fs/cgroup/systemd',
+      'mkdir -p /sys/fs/cgroup/unified && mount -t cgroup2 -o rw,relatime cgroup2 /sys/fs/cgroup/unified',
+    ]);
   });
 
   it('mounts a private tmpfs on each path the daemons write outside their dirs', () => {

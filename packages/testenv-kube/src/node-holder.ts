@@ -22,10 +22,37 @@ export const PRIVATE_PATHS = [
   '/var/log/containers',
 ] as const;
 
-/** The shell the holder runs: private tmpfs mounts, a ready line, then it waits forever. */
-export function holderScript(paths: readonly string[] = PRIVATE_PATHS): string {
+/**
+ * Mount commands that rebuild this host's cgroup layout under /sys/fs/cgroup, from its mount
+ * table: `ip netns exec` mounts a fresh sysfs for the namespace, which hides the host's cgroup
+ * mounts, and the kubelet, containerd and runc cannot work without them. Mounting a v1
+ * hierarchy again with the same options attaches the existing one, so the node's cgroups are
+ * the host's.
+ */
+export function cgroupMountCommands(mounts: string): string[] {
+  const out: string[] = [];
+  for (const line of mounts.split('\n')) {
+    const [, target, type, options] = line.split(' ');
+    if (
+      !target ||
+      !options ||
+      !/^[\w,=.-]+$/.test(options) ||
+      !/^\/sys\/fs\/cgroup(\/[\w,.-]+)?$/.test(target)
+    )
+      continue;
+    if (type === 'tmpfs' && target === '/sys/fs/cgroup')
+      out.unshift(`mount -t tmpfs -o ${options} cgroup ${target}`);
+    else if (type === 'cgroup' || type === 'cgroup2')
+      out.push(`mkdir -p ${target} && mount -t ${type} -o ${options} ${type} ${target}`);
+  }
+  return out;
+}
+
+/** The shell the holder runs: cgroups back, private tmpfs mounts, a ready line, then it waits. */
+export function holderScript(paths: readonly string[] = PRIVATE_PATHS, cgroupMounts: string[] = []): string {
   return [
     'set -eu',
+    ...cgroupMounts,
     ...paths.map((p) => `mkdir -p ${p} && mount -t tmpfs -o mode=0755 ep-kube ${p}`),
     'echo ready',
     'exec sleep infinity',
@@ -44,7 +71,18 @@ export async function startNodeHolder(netns: string, logPath: string): Promise<N
   const log = createWriteStream(logPath);
   const child = spawn(
     'ip',
-    ['netns', 'exec', netns, 'unshare', '--mount', '--propagation', 'private', 'sh', '-c', holderScript()],
+    [
+      'netns',
+      'exec',
+      netns,
+      'unshare',
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      holderScript(PRIVATE_PATHS, cgroupMountCommands(readFileSync('/proc/self/mounts', 'utf8'))),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stderr.pipe(log);
