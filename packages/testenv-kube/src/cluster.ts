@@ -52,7 +52,7 @@ export interface KubeCluster extends KubeControlPlane {
 }
 
 export const NODE_NAME = 'ep-node';
-const NODE_READY_MS = 5 * 60_000;
+const NODE_READY_MS = 10 * 60_000;
 
 function token(): string {
   return randomBytes(24).toString('hex');
@@ -179,16 +179,20 @@ export async function startKubeCluster(o: StartKubeClusterOptions = {}): Promise
       '--root-dir=/var/lib/kubelet',
       '--v=1',
     ]);
+    // Any daemon that dies fails the start at once, with its last lines.
     await waitUntil(
       `node ${NODE_NAME} Ready`,
       kubelet,
       async () => {
-        for (const d of daemons) if (d.exited()) throw new Error(`${d.name} exited:\n${d.tail()}`);
+        const dead = daemons.find((d) => d.exited());
+        if (dead) return true;
         return nodeReady(await started.request('GET', `/api/v1/nodes/${NODE_NAME}`));
       },
       NODE_READY_MS,
       o.signal,
     );
+    const dead = [...daemons, containerd.daemon].find((d) => d.exited());
+    if (dead) throw new Error(`${dead.name} exited while the node started; last output:\n${dead.tail(40)}`);
     const runtime = containerd;
     const cluster: KubeCluster = {
       ...cp,

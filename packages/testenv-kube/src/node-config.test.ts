@@ -27,6 +27,8 @@ describe('the node configuration', () => {
     expect(c).toContain(`sandbox_image = "${PAUSE_IMAGE}"`);
     expect(c).toContain('SystemdCgroup = false');
     expect(c).toContain('netns_mounts_under_state_dir = true');
+    // No CAP_SYS_RESOURCE here: a sandbox's -998 would fail runc's oom_score_adj write.
+    expect(c).toContain('restrict_oom_score_adj = true');
     expect(c).toContain('conf_dir = "/t/net.d"');
   });
 
@@ -52,6 +54,7 @@ describe('the node configuration', () => {
       containerRuntimeEndpoint: 'unix:///t/c.sock',
       address: '10.253.0.2',
       imageGCHighThresholdPercent: 100,
+      oomScoreAdj: 0,
     });
   });
 

@@ -17,7 +17,8 @@ export interface NodeDirs {
 
 /**
  * containerd 1.6 (Debian bookworm) for the kubelet: CRI with runc and cgroupfs, Pod network
- * namespaces under its own state dir, the Debian CNI plugins, and the local pause image.
+ * namespaces under its own state dir, the Debian CNI plugins, the local pause image, and OOM
+ * scores never set below containerd's own.
  */
 export function containerdConfig(d: NodeDirs, cniBinDir = '/usr/lib/cni'): string {
   return `version = 2
@@ -38,6 +39,9 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   sandbox_image = ${JSON.stringify(PAUSE_IMAGE)}
   netns_mounts_under_state_dir = true
   enable_selinux = false
+  # The kubelet asks for negative OOM scores (-998 for sandboxes); lowering a score needs
+  # CAP_SYS_RESOURCE, which the machines running these suites do not grant. Clamp instead.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -129,6 +133,8 @@ export function kubeletConfig(s: KubeletSettings): string {
       syncFrequency: '10s',
       fileCheckFrequency: '10s',
       resolvConf: '',
+      // Not below 0: see restrict_oom_score_adj above.
+      oomScoreAdj: 0,
     },
     null,
     2,
@@ -154,6 +160,7 @@ export function kubeProxyConfig(s: KubeProxySettings): string {
       clusterCIDR: CLUSTER_CIDR,
       mode: 'iptables',
       conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
+      oomScoreAdj: 0,
       metricsBindAddress: '127.0.0.1:10249',
       healthzBindAddress: '127.0.0.1:10256',
     },
