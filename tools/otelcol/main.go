@@ -12,10 +12,12 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
 
 func factories() (otelcol.Factories, error) {
-	var f otelcol.Factories
+	// The collector's own logs; its metrics are off in the config.
+	f := otelcol.Factories{Telemetry: otelconftelemetry.NewFactory()}
 	var err error
 	if f.Receivers, err = otelcol.MakeFactoryMap(otlpreceiver.NewFactory()); err != nil {
 		return f, err
