@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import {
   deploymentReady,
+  describePods,
   getJson,
   gone,
   type KubeTimings,
@@ -212,17 +213,21 @@ describe('the operator installed with Helm, on a kubernetes-type Proxy', () => {
       );
       const ready = await proxyReady('squid-a');
       timings.proxyReady = since(t);
-      const pod = await squidPodOf('squid-a');
-      expect(pod?.status?.phase).toBe('Running');
-      // Admitted under `restricted`, started as uid 13, and passing its readiness probe.
-      expect(pod?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-      expect(pod?.status?.containerStatuses?.[0]?.restartCount).toBe(0);
-      squidIP = pod?.status?.podIP ?? '';
+      // The operator's probe through Squid may pass before the kubelet's first readiness probe.
+      const pod = await waitForProgress('the Squid Pod Ready', async () => {
+        const p = await squidPodOf('squid-a');
+        const isReady = p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+        return { ...(isReady ? { done: p } : {}), progress: p ? describePods([p]) : 'no Pod' };
+      });
+      squidIP = pod.status?.podIP ?? '';
+      // Admitted under `restricted`, running as uid 13, passing its readiness probe, never restarted.
+      expect(pod.status?.phase).toBe('Running');
+      expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
       expect(ready.status?.ip).toBe(squidIP);
       // The probe went through Squid: the echo server saw the node's address (Pod traffic is
       // masqueraded leaving the Pod network).
       expect(ready.status?.egressIP).toBe(cluster.nodeIP);
-      expect(pod?.metadata.ownerReferences).toEqual([
+      expect(pod.metadata.ownerReferences).toEqual([
         expect.objectContaining({
           kind: 'Proxy',
           name: 'squid-a',
