@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProviderRegistry } from '@egress-proxies/contract';
 import { localProviderFactory } from '@egress-proxies/provider-local';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpLogger } from '../src/controller/op-logger.js';
 import { down } from '../src/standalone/down.js';

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type CreateRequest, ErrorCode, permanentError, throwIfAborted } from '@egress-proxies/contract';
+import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
 import {
   buildSeedIso,
   composeVendorData,
@@ -7,6 +7,7 @@ import {
   instanceIdFor,
   metaData,
 } from '@egress-proxies/nocloud';
+import { throwIfAborted } from '@egress-proxies/provider-utils';
 import { ErrorNumber } from 'libvirt-rpc-ts';
 import type { KvmBackend, StoragePool, StorageVol } from './backend.js';
 import type { Core, Op } from './core.js';

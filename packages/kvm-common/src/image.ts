@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
-import { permanentError, quotaExceededError, transientError, withSpan } from '@egress-proxies/contract';
+import { permanentError, quotaExceededError, transientError } from '@egress-proxies/contract';
+import { withSpan } from '@egress-proxies/provider-utils';
 import { ErrorNumber } from 'libvirt-rpc-ts';
 import type { KvmBackend, StoragePool, StorageVol } from './backend.js';
 import type { KvmHost } from './config.js';

@@ -1,4 +1,4 @@
-import { abortReason } from '@egress-proxies/contract';
+import { abortReason } from '@egress-proxies/provider-utils';
 import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import { apiErrorFrom } from './api-error.js';

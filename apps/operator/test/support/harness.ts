@@ -7,7 +7,7 @@ import {
   ReferenceBackend,
   referenceConfig,
 } from '@egress-proxies/conformance/reference';
-import { ProviderRegistry } from '@egress-proxies/contract';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ProxyObject } from '../../src/api/proxy.js';
