@@ -63,4 +63,4 @@ export {
   type SchemaIssue,
   type SchemaPath,
 } from './schema/schema.js';
-export { traceFields, withSpan } from './tracing.js';
+export { openTelemetry, traceFields, withSpan } from './tracing.js';

@@ -1,6 +1,18 @@
-import { type Attributes, context, type Span, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 
-const defaultTracer = () => trace.getTracer('@egress-proxies');
+let api: typeof OpenTelemetryApi | undefined;
+
+/**
+ * The OpenTelemetry API (a peer dependency), loaded on first use so that importing a provider
+ * does not load it. Its state lives on `globalThis`, so this copy sees the tracer provider and
+ * context manager an application registered through its own import.
+ */
+export function openTelemetry(): typeof OpenTelemetryApi {
+  const { createRequire } = process.getBuiltinModule('node:module');
+  api ??= createRequire(import.meta.url)('@opentelemetry/api') as typeof OpenTelemetryApi;
+  return api;
+}
 
 /**
  * Runs `fn` inside a span named `name`, parented on the active context, and ends it. A thrown
@@ -13,7 +25,8 @@ export async function withSpan<T>(
   fn: (span: Span) => Promise<T> | T,
   options: { tracer?: Tracer } = {},
 ): Promise<T> {
-  const tracer = options.tracer ?? defaultTracer();
+  const { context, SpanStatusCode, trace } = openTelemetry();
+  const tracer = options.tracer ?? trace.getTracer('@egress-proxies');
   const span = tracer.startSpan(name, { attributes }, context.active());
   try {
     return await context.with(trace.setSpan(context.active(), span), () => fn(span));
@@ -29,6 +42,7 @@ export async function withSpan<T>(
 
 /** The active span's trace and span ids, for log lines; empty when there is none. */
 export function traceFields(): { traceId?: string; spanId?: string } {
+  const { context, trace } = openTelemetry();
   const span = trace.getSpan(context.active());
   if (!span) return {};
   const c = span.spanContext();

@@ -1,10 +1,12 @@
-import { isIP } from 'node:net';
 import { array } from '../schema/array.js';
 import { object } from '../schema/object.js';
 import { record } from '../schema/record.js';
 import { int, type StringSchema, string } from '../schema/scalars.js';
 import type { CheckContext, Schema } from '../schema/schema.js';
 import { formatValue } from './format-value.js';
+
+/** node:net's isIP, fetched on use: importing the package loads no networking module. */
+const isIP = (s: string): number => process.getBuiltinModule('node:net').isIP(s);
 
 /**
  * Field rules the provider blocks share. Each names the bad value and says what a valid one
