@@ -38,11 +38,7 @@ export const httpFetcher: ImageFetcher = async (url, o) => {
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       // Fetched on use: importing the package loads no HTTP client.
       const { request } = process.getBuiltinModule(current.startsWith('https:') ? 'node:https' : 'node:http');
-      const req = request(
-        current,
-        { method: 'GET', ...(o.signal ? { signal: o.signal } : {}) },
-        resolve,
-      );
+      const req = request(current, { method: 'GET', ...(o.signal ? { signal: o.signal } : {}) }, resolve);
       req.on('error', (err) =>
         reject(
           err.name === 'AbortError'

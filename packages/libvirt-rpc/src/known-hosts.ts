@@ -1,7 +1,6 @@
 /** node:crypto, fetched on use: importing the package loads no crypto. */
 const crypto = () => process.getBuiltinModule('node:crypto');
 
-
 /** One usable line of an OpenSSH known_hosts file. */
 export interface KnownHostEntry {
   /** `@revoked` or `@cert-authority` when the line carries a marker. */

@@ -55,7 +55,8 @@ const rows = [
 // The same typo through both, as a providers file would report it.
 const z = await import('zod');
 const { s } = await import(pathToFileURL(ours).href);
-const zodIssue = z.strictObject({ diskSizeGb: z.int() }).safeParse({ diskSizeGB: 1, diskSizeGb: 1 }).error.issues[0];
+const zodIssue = z.strictObject({ diskSizeGb: z.int() }).safeParse({ diskSizeGB: 1, diskSizeGb: 1 }).error
+  .issues[0];
 const ourIssue = s.object({ diskSizeGb: s.int() }).validate({ diskSizeGB: 1, diskSizeGb: 1 }).issues[0];
 
 const lines = [
