@@ -26,10 +26,9 @@ const footprint =
     : spawnSync(process.execPath, [join(root, 'scripts/footprint.mjs')], { cwd: root, stdio: 'inherit' });
 const sections = [];
 const footprintFile = join(root, 'bench', 'footprint.md');
-const footprintNotes = join(root, 'bench', 'footprint-notes.md');
+// footprint.md carries the hand-written notes (bench/footprint-notes.md) under its table.
 if (existsSync(footprintFile)) {
-  const notes = existsSync(footprintNotes) ? `\n\n${readFileSync(footprintNotes, 'utf8').trim()}` : '';
-  sections.push(`## Footprint\n\n${readFileSync(footprintFile, 'utf8').trim()}${notes}\n`);
+  sections.push(`## Footprint\n\n${readFileSync(footprintFile, 'utf8').trim()}\n`);
 }
 for (const p of workspacePackages()) {
   if (!p.manifest.scripts?.bench) continue;
