@@ -180,7 +180,7 @@ afterAll(async () => {
   await op?.stop();
   // ...and whatever a failure left behind is deleted from the providers' own records.
   for (const p of providerConfigs) {
-    const { provider } = createLocalProvider(p.local);
+    const provider = createLocalProvider(p.local);
     for (const inst of await provider.listByTag({}).catch(() => [])) await provider.delete(inst.id, {});
   }
   await cp?.stop();
