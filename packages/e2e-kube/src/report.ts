@@ -19,6 +19,8 @@ export interface KubeTimings {
   helmInstallReady: number;
   proxyReady: number;
   proxyDeleted: number;
+  /** ProxyPool created to two Ready members and the chart's gateway serving it. */
+  poolGatewayReady?: number;
   externalReady: number;
   helmUpgrade: number;
   total: number;
@@ -43,6 +45,7 @@ export function renderKubeTimings(t: KubeTimings): string {
     ['kubernetes Proxy created to Ready (Squid Pod running, probe through it)', s(t.proxyReady)],
     ['kubernetes Proxy deleted to gone with its Pod', s(t.proxyDeleted)],
     ['External Proxy created to Ready', s(t.externalReady)],
+    ['ProxyPool of 2 to Ready members and the chart gateway in its status', s(t.poolGatewayReady)],
     ['`helm upgrade` with a changed CRD to the new field served', s(t.helmUpgrade)],
     ['the whole scenario', s(t.total)],
   ];

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +51,8 @@ const PROXY_NS = 'ep-proxies';
 const CLIENT_NS = 'ep-clients';
 const PORT = 3128;
 const PROXIES = `/apis/egress-proxies.dev/v1alpha1/namespaces/${PROXY_NS}/proxies`;
+const POOLS = `/apis/egress-proxies.dev/v1alpha1/namespaces/${PROXY_NS}/proxypools`;
+const POOL = 'crawl';
 const STEP_MS = 35 * 60_000;
 
 const kustomizeImage = (() => {
@@ -66,6 +69,16 @@ let collector: Collector;
 const startedAt = Date.now();
 const timings: Partial<KubeTimings> = {};
 const since = (t: number) => (Date.now() - t) / 1000;
+
+interface PoolObject {
+  metadata: { name: string; uid: string };
+  status?: {
+    ready?: number;
+    gateway?: string;
+    members?: { name: string; ready: boolean }[];
+    conditions?: { type: string; status: string; reason?: string }[];
+  };
+}
 
 interface ProxyObject {
   metadata: { name: string; uid: string; finalizers?: string[] };
@@ -394,6 +407,155 @@ describe('the operator installed with Helm, on a kubernetes-type Proxy', () => {
   );
 
   it(
+    'a ProxyPool of two Squid Pods behind the chart gateway: rotation, a sticky session, 407, and owner GC when the pool goes',
+    async () => {
+      const t = Date.now();
+      const password = randomBytes(12).toString('hex');
+      await mustRequest(cluster, 'POST', `/api/v1/namespaces/${PROXY_NS}/secrets`, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'crawl-users' },
+        stringData: { alice: password },
+      });
+      await mustRequest(cluster, 'POST', POOLS, {
+        apiVersion: 'egress-proxies.dev/v1alpha1',
+        kind: 'ProxyPool',
+        metadata: { name: POOL, namespace: PROXY_NS },
+        spec: {
+          replicas: 2,
+          template: proxyDoc('template', { mode: 'Managed', provider: 'in-cluster', port: PORT }).spec,
+          gateway: { usersSecret: 'crawl-users' },
+        },
+      });
+      const pool = await waitForProgress(`ProxyPool ${POOL} with 2 Ready members`, async () => {
+        const p = await getJson<PoolObject>(cluster, `${POOLS}/${POOL}`);
+        return {
+          ...((p?.status?.ready ?? 0) === 2 ? { done: p } : {}),
+          progress: JSON.stringify(p?.status ?? {}),
+        };
+      });
+      const memberNames = (pool?.status?.members ?? []).map((m) => m.name).sort();
+      expect(memberNames).toHaveLength(2);
+      for (const name of memberNames) {
+        const member = await getJson<ProxyObject & { metadata: { ownerReferences?: unknown[] } }>(
+          cluster,
+          `${PROXIES}/${name}`,
+        );
+        expect(member?.metadata.ownerReferences).toEqual([
+          expect.objectContaining({
+            kind: 'ProxyPool',
+            name: POOL,
+            uid: pool?.metadata.uid,
+            controller: true,
+          }),
+        ]);
+      }
+      // The chart's gateway for the pool: a Deployment in the pool's namespace behind <pool>-gateway.
+      const values = join(env.workDir, 'values-gateway.yaml');
+      const gateways = [{ pool: POOL, namespace: PROXY_NS, usersSecret: 'crawl-users', replicas: 2 }];
+      writeFileSync(values, stringify({ gateways }));
+      await tools.helm([
+        'upgrade',
+        RELEASE,
+        join(ROOT, 'chart'),
+        '-n',
+        HELM_NS,
+        '--reuse-values',
+        '-f',
+        values,
+      ]);
+      await deploymentReady(cluster, PROXY_NS, `${POOL}-gateway`);
+      const withGateway = await waitForProgress(`ProxyPool ${POOL} status.gateway`, async () => {
+        const p = await getJson<PoolObject>(cluster, `${POOLS}/${POOL}`);
+        return {
+          ...(p?.status?.gateway ? { done: p } : {}),
+          progress: JSON.stringify(p?.status?.conditions ?? []),
+        };
+      });
+      expect(withGateway.status?.gateway).toBe(`${POOL}-gateway.${PROXY_NS}.svc:8080`);
+      timings.poolGatewayReady = since(t);
+      // Through the Service's cluster IP (kube-proxy's rules), from a Pod in the allowed range.
+      const svc = await getJson<{ spec: { clusterIP: string } }>(
+        cluster,
+        `/api/v1/namespaces/${PROXY_NS}/services/${POOL}-gateway`,
+      );
+      const via = (user: string) => `http://${user}:${password}@${svc?.spec.clusterIP}:8080`;
+      const throughGateway = async (pod: string, user: string, times: number) => {
+        const script = `for i in $(seq ${times}); do curl -sS -i --max-time 30 -x "$1" "$2"; echo; echo '----'; done`;
+        const run = await runPod(cluster, CLIENT_NS, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: pod },
+          spec: {
+            restartPolicy: 'Never',
+            automountServiceAccountToken: false,
+            containers: [
+              {
+                name: 'curl',
+                image: qualified(SQUID_IMAGE),
+                command: ['sh', '-c', script, 'sh', via(user), echo.url],
+              },
+            ],
+          },
+        });
+        expect(run.phase, run.log).toBe('Succeeded');
+        return run.log
+          .split('----')
+          .filter((r) => r.trim())
+          .map((r) => ({
+            status: Number(/^HTTP\/[\d.]+ (\d{3})/m.exec(r)?.[1]),
+            member: /^x-egress-member: *(\S+)/im.exec(r)?.[1],
+            body: r.trim().split('\n').at(-1) ?? '',
+          }));
+      };
+      // Without a session, round-robin spreads new connections over both members.
+      const spread = await throughGateway('gw-spread', 'alice', 4);
+      expect(spread.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(new Set(spread.map((r) => r.member))).toEqual(new Set(memberNames));
+      for (const r of spread) expect(JSON.parse(r.body)).toEqual({ ip: cluster.nodeIP });
+      // A session in the username pins one member (both gateway replicas agree on it).
+      const sticky = await throughGateway('gw-sticky', 'alice-session-s1', 3);
+      expect(sticky.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(new Set(sticky.map((r) => r.member)).size).toBe(1);
+      expect(memberNames).toContain(sticky[0]?.member);
+      // A wrong password is refused before any member is used.
+      const refused = await throughGateway('gw-refused', 'mallory', 1);
+      expect(refused.map((r) => r.status)).toEqual([407]);
+      expect(refused[0]?.member).toBeUndefined();
+
+      // Deleting the pool: the controller manager's garbage collector deletes the members it
+      // owns, and the operator's finalizer removes each member's Squid Pod.
+      const squidPods = (await Promise.all(memberNames.map((name) => squidPodOf(name)))).map(
+        (pod) => pod?.metadata.name,
+      );
+      expect(squidPods.every(Boolean)).toBe(true);
+      await mustRequest(cluster, 'DELETE', `${POOLS}/${POOL}`);
+      await gone(cluster, `ProxyPool ${POOL}`, `${POOLS}/${POOL}`);
+      for (const name of memberNames) await gone(cluster, `member Proxy ${name}`, `${PROXIES}/${name}`);
+      for (const pod of squidPods)
+        await gone(cluster, `Squid Pod ${pod}`, `/api/v1/namespaces/${PROXY_NS}/pods/${pod}`);
+      // The gateway leaves with its chart entry.
+      writeFileSync(values, stringify({ gateways: [] }));
+      await tools.helm([
+        'upgrade',
+        RELEASE,
+        join(ROOT, 'chart'),
+        '-n',
+        HELM_NS,
+        '--reuse-values',
+        '-f',
+        values,
+      ]);
+      await gone(
+        cluster,
+        `Deployment ${POOL}-gateway`,
+        `/apis/apps/v1/namespaces/${PROXY_NS}/deployments/${POOL}-gateway`,
+      );
+    },
+    STEP_MS,
+  );
+
+  it(
     '`helm upgrade` to a chart whose CRD gained an optional field applies it under the running operator',
     async () => {
       const next = join(env.workDir, 'chart-next');
@@ -461,6 +623,7 @@ describe('the operator installed with Helm, on a kubernetes-type Proxy', () => {
         proxyReady: timings.proxyReady ?? 0,
         proxyDeleted: timings.proxyDeleted ?? 0,
         externalReady: timings.externalReady ?? 0,
+        ...(timings.poolGatewayReady === undefined ? {} : { poolGatewayReady: timings.poolGatewayReady }),
         helmUpgrade: timings.helmUpgrade ?? 0,
         total: since(startedAt),
       };
