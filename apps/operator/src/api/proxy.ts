@@ -148,6 +148,22 @@ export const proxyStatusSchema = s
       .dateTime()
       .optional()
       .describe('When the current instance was created: the start of its readiness window.'),
+    progress: s
+      .string()
+      .optional()
+      .describe(
+        'The latest progress a long create reported (an image download), while it runs; the Provisioned condition says it too.',
+      ),
+    pendingCreate: s
+      .object({
+        provider: s.string().describe('The provider entry the create was started through.'),
+        instanceSpecHash: s.string().describe('The spec digest the create was started for.'),
+        startedTime: s.dateTime(),
+      })
+      .optional()
+      .describe(
+        'A create that was started and has not returned its instance yet (it may be partly made): written before the create starts, so a restarted operator or a deletion finishes it instead of leaving part of an instance behind.',
+      ),
     stoppedSince: s
       .dateTime()
       .optional()

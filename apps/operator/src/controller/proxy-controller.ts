@@ -62,6 +62,8 @@ export interface ProxyControllerOptions {
   latchRetryMs?: number;
   /** Creates of one provider entry that run at once (a number for all, or per entry); 8 when absent. */
   createConcurrency?: number | ((provider: string) => number);
+  /** The least time between two status writes for the progress of one create; 10 s when absent. */
+  createProgressIntervalMs?: number;
   /** Wraps the provider calls of a reconcile of `key` (standalone mode shows their progress). */
   wrapCall?: (key: ProxyKey, call: ProviderCall) => ProviderCall;
 }
@@ -96,6 +98,9 @@ export class ProxyController {
     this.creates = new CreateOperations({
       notify: (key) => this.queue.add(key),
       ...(opts.createConcurrency !== undefined ? { limit: opts.createConcurrency } : {}),
+      ...(opts.createProgressIntervalMs !== undefined
+        ? { progressIntervalMs: opts.createProgressIntervalMs }
+        : {}),
       ...(opts.clock ? { now: () => opts.clock!.now() } : {}),
     });
     this.#credentials = new CredentialWatch(opts.providers, (names) => {

@@ -63,6 +63,8 @@ export abstract class PassBase {
     readonly ctx: ReconcileContext,
   ) {
     this.status = structuredClone(proxy.status ?? {});
+    // Progress belongs to the create running now; the pass that sees it running sets it again.
+    delete this.status.progress;
     this.generation = proxy.metadata.generation ?? 0;
     this.cfg = {
       pollIntervalMs: ctx.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
@@ -225,6 +227,7 @@ export abstract class PassBase {
 
   recordCreated(id: string, provider: string, hash: string): void {
     this.clearQuota();
+    delete this.status.pendingCreate;
     this.status.providerID = id;
     this.status.instanceProvider = provider;
     this.status.instanceGeneration = this.generation;

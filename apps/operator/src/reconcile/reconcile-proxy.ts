@@ -3,6 +3,7 @@ import { parseDuration } from '../api/duration.js';
 import { FINALIZER, FORCE_DELETE_ANNOTATION } from '../api/group.js';
 import type { ProxyObject, ProxySpec } from '../api/proxy.js';
 import { ProxySpecError, validateProxySpec } from '../api/validate.js';
+import type { CreateOperationView } from '../operations/create-operations.js';
 import { ConditionType, getCondition } from './conditions.js';
 import { instanceSpecHash } from './instance-hash.js';
 import { LifecyclePass } from './instance-lifecycle.js';
@@ -317,18 +318,25 @@ class Pass extends LifecyclePass {
     const ops = this.ctx.createOps;
     const op = ops?.peek();
     if (ops && op && (op.state === 'queued' || op.state === 'running')) {
-      // The create's result decides what there is to delete: stop it and wait for it to settle.
-      ops.cancel('the Proxy is being deleted');
-      this.status.message = 'stopping the create in flight before deleting';
-      return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'blocked' };
+      if (op.state === 'queued') {
+        // Not started yet: nothing made by it, so it can go.
+        ops.cancel('the Proxy is being deleted');
+        this.status.message = 'stopping the queued create before deleting';
+        return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'blocked' };
+      }
+      // Cut short, a running create could leave part of an instance behind: it finishes (it
+      // reconciles the key when it settles) and what it made is deleted.
+      this.status.message = 'waiting for the create in flight to finish, then deleting what it made';
+      return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
     }
     const made = ops?.take();
     if (!id && made?.state === 'succeeded' && made.id) {
       this.status.providerID = made.id;
       this.status.instanceProvider = made.provider;
+      delete this.status.pendingCreate;
       return this.deleting();
     }
-    if (!id) return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
+    if (!id) return this.settlePendingCreate(made);
     const providerName = this.status.instanceProvider ?? this.proxy.spec.provider ?? '';
     const handle = this.ctx.provider(providerName);
     if (!handle) {
@@ -365,5 +373,56 @@ class Pass extends LifecyclePass {
     }
     this.status.message = `delete of instance ${id} accepted; waiting until the provider no longer finds it`;
     return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'ok' };
+  }
+
+  /**
+   * A Proxy being deleted without an instance ID: when `status.pendingCreate` says a create was
+   * started (by this process or one before it) and may have made part of an instance, that
+   * create is run to its end to learn the ID, and the next pass deletes it. Only a create that
+   * answered Permanent or QuotaExceeded (nothing of ours was made), or a marker this process
+   * wrote with no create run since, lets the finalizer go at once.
+   */
+  async settlePendingCreate(
+    made: CreateOperationView | undefined,
+  ): Promise<{ requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }> {
+    const ops = this.ctx.createOps;
+    const pending = this.status.pendingCreate;
+    const done = () => {
+      delete this.status.pendingCreate;
+      ops?.forget();
+      return {
+        requeue: { type: 'none' } as Requeue,
+        outcome: 'deleted' as Outcome,
+        finalizer: 'remove' as const,
+      };
+    };
+    if (!pending || !ops || ops.untouched() === pending.startedTime) return done();
+    const ran = made?.state === 'failed' && made.runningSince !== undefined;
+    if (ran && isCreateOutcome(made.error)) return done();
+    const handle = this.ctx.provider(pending.provider);
+    if (!handle) {
+      const message = `cannot finish the create started through provider ${JSON.stringify(pending.provider)} (not configured) to delete what it made; set annotation ${FORCE_DELETE_ANNOTATION}=true to remove the finalizer without it`;
+      if (this.status.message !== message) this.event('Warning', 'DeleteBlocked', message);
+      this.status.message = message;
+      return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
+    }
+    if (ran) {
+      const e = ProviderError.isInstance(made.error) ? made.error.message : String(made.error);
+      this.status.message = `finishing the interrupted create before deleting failed: ${e}; retrying`;
+      return { requeue: { type: 'backoff', tier: 'transient' }, outcome: 'transient' };
+    }
+    let spec: ProxySpec;
+    try {
+      spec = validateProxySpec(this.proxy.spec);
+    } catch (err) {
+      if (!ProxySpecError.isInstance(err)) throw err;
+      // No create was possible from this spec, so nothing was made by one.
+      return done();
+    }
+    const req = await this.createRequest(spec, { cloudInitOptional: true });
+    const token = `${this.proxy.metadata.uid ?? ''}:${pending.instanceSpecHash}`;
+    this.startCreate(ops, req, handle, token, pending.instanceSpecHash);
+    this.status.message = `finishing the interrupted create of ${req.name} through provider ${handle.name}, then deleting what it made`;
+    return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
   }
 }
