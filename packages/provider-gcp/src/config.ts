@@ -8,6 +8,8 @@ export { RESOURCE_NAME_RE };
 /** The validated `gcp` block in the shape the provider uses. */
 export interface ResolvedGcpConfig {
   project: string;
+  /** The Compute API base URL, when the config names one. */
+  endpoint: string | undefined;
   /** `global/networks/<name>`, or the resource path or URL as configured. */
   network: string;
   /** The configured subnetwork: a name (resolved per zone) or a resource path. */
@@ -37,6 +39,7 @@ export function parseGcpConfig(input: unknown): ResolvedGcpConfig {
   const c: GcpConfig = parseProviderBlock('gcp', input);
   return {
     project: c.project,
+    endpoint: c.endpoint,
     network: c.network.includes('/') ? c.network : `global/networks/${c.network}`,
     subnetwork: c.subnetwork,
     networkTag: c.networkTag,

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { instanceName, isPermanent, type ProviderError } from '@egress-proxies/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSetup, startFakeSetup } from '../src/test/index.js';
@@ -49,6 +50,28 @@ describe('create', () => {
       .catch((e) => e)) as ProviderError;
     expect([err.kind, err.code]).toEqual(['Permanent', 'UNMARKED_INSTANCE']);
     expect(s.fake.vm(123456).config.name).toBe(r.name);
+  });
+
+  it('a template the node lacks is Transient TEMPLATE_NOT_FOUND: the create works once it is made', async () => {
+    s.fake.vms.delete(9000);
+    const err = (await s
+      .provider()
+      .create(req('tmpl'))
+      .catch((e) => e)) as ProviderError;
+    expect([err.kind, err.code]).toEqual(['Transient', 'TEMPLATE_NOT_FOUND']);
+    expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(0);
+    s.fake.addTemplate(9000, 'pve1');
+    expect(await s.provider().create(req('tmpl'))).toMatch(/^vms\/\d+\//);
+  });
+
+  it('a malformed token file is Permanent INVALID_CONFIG, never quoting it', async () => {
+    writeFileSync(s.tokenFile, 'not-a-token-secret-x\n');
+    const err = (await s
+      .provider()
+      .create(req('badtoken'))
+      .catch((e) => e)) as ProviderError;
+    expect([err.kind, err.code]).toEqual(['Permanent', 'INVALID_CONFIG']);
+    expect(err.message).not.toContain('not-a-token-secret-x');
   });
 
   it('two VMs with our name are Permanent', async () => {
@@ -128,7 +151,7 @@ describe('create', () => {
     expect(s.fake.vm(v0).config.name).toBe('intruder');
   });
 
-  it('refuses a non-template, a cloud-init drive and a missing template before any clone', async () => {
+  it('refuses a non-template and a cloud-init drive (Permanent) and a missing template (Transient) before any clone', async () => {
     s.fake.addVm(9100, 'pve1', {
       name: 'plain',
       net0: 'virtio=BC:24:11:00:00:01,bridge=vmbr0',
@@ -140,8 +163,8 @@ describe('create', () => {
       const err = (await p
         .create({ ...req(`t-${image}`), placement: { zone: 'pve1', machineType: 'small', image } })
         .catch((e) => e)) as ProviderError;
-      expect(err.kind, image).toBe('Permanent');
-      expect(err.code, image).toMatch(/^TEMPLATE_/);
+      expect(err.kind, image).toBe(image === 'gone' ? 'Transient' : 'Permanent');
+      expect(err.code, image).toBe(image === 'gone' ? 'TEMPLATE_NOT_FOUND' : 'TEMPLATE_INVALID');
     }
     expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(0);
   });

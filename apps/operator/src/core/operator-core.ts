@@ -86,10 +86,15 @@ export interface OperatorCore {
   start(): Promise<{ httpPort?: number }>;
   /** Starts the controller and the health and GC loops. */
   startLeading(): Leading;
-  stopLeading(): Promise<void>;
   /**
-   * Stops everything, in an order that lets in-flight work finish: config watching, then
-   * `release` (leadership), the loops, the store, the providers, the server.
+   * Stops the controller and the loops; work in flight gets `graceMs` (10 s) to finish before it
+   * is aborted. A process that lost its lease passes 0: another may be leading already.
+   */
+  stopLeading(graceMs?: number): Promise<void>;
+  /**
+   * Stops everything, in an order that lets in-flight work finish while no other replica can
+   * lead yet: config watching, the controller and the loops (the lease is still renewed
+   * meanwhile), then `release` (leadership), the store, the providers, the server.
    */
   stop(release?: () => Promise<void>): Promise<void>;
 }
@@ -138,11 +143,11 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
   let gcLoop: Periodic | undefined;
   let healthLoop: HealthLoop | undefined;
 
-  const stopLeading = async () => {
+  const stopLeading = async (graceMs?: number) => {
     metrics.leader.set(0);
     const c = controller;
     controller = undefined;
-    await Promise.all([c?.stop(), gcLoop?.stop(), healthLoop?.stop()]);
+    await Promise.all([c?.stop(graceMs), gcLoop?.stop(), healthLoop?.stop()]);
   };
 
   return {
@@ -211,8 +216,8 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
 
     async stop(release) {
       watcher.stop();
-      await release?.();
       await stopLeading();
+      await release?.();
       await store.stop();
       await providers.close();
       await http?.close();

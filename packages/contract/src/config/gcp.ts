@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { INSTALLATION_LABEL, MANAGED_LABEL, UID_LABEL } from '../marks.js';
-import { ALWAYS, catalogue, cidr, int, pattern, uniqueStrings } from './fields.js';
+import { ALWAYS, catalogue, cidr, int, pattern, uniqueStrings, url } from './fields.js';
 import { formatValue } from './format-value.js';
 
 export const GCP_DEFAULTS = {
@@ -80,6 +80,19 @@ const labels = () =>
  */
 export const gcpConfigSchema = z.strictObject({
   project: pattern(GCP_PROJECT_RE, 'GCP project id (6-30 of a-z, 0-9, "-"; starts with a letter)'),
+  /**
+   * The Compute API base URL (a Private Service Connect endpoint, a local proxy); the public
+   * endpoint when absent. Plain http only to a loopback address, since requests carry tokens.
+   */
+  endpoint: url(['https', 'http'])
+    .refine(
+      (s) => {
+        const u = URL.canParse(s) ? new URL(s) : undefined;
+        return u?.protocol !== 'http:' || ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
+      },
+      { error: (iss) => `${formatValue(iss.input)} uses http:// to a non-loopback host; use https://` },
+    )
+    .optional(),
   network: nameOrPath(NETWORK_RE, 'network').default(GCP_DEFAULTS.network),
   subnetwork: nameOrPath(SUBNETWORK_RE, 'subnetwork').optional(),
   /** The network tag put on every instance, for the firewall rule. */
