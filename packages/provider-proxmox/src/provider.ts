@@ -94,7 +94,6 @@ export function createProxmoxProvider(
   };
   const names = new KeyedLock<string>();
   const clones = new KeyedLimiter(cfg.maxParallelClonesPerNode);
-  const cloneLockSeen = new Map<number, number>();
   const now = options.now ?? Date.now;
   const seed = options.buildSeed ?? buildSeed;
   const baseLogger = (options.logger ?? loggerOf()).child({ logger: 'proxmox', provider: name });
@@ -115,7 +114,6 @@ export function createProxmoxProvider(
       budgets,
       names,
       clones,
-      cloneLockSeen,
       buildSeed: seed,
       now,
     };
