@@ -402,7 +402,7 @@ export class FakePve {
    */
   abandonTask(upid: string): void {
     const t = this.tasks.get(upid);
-    if (!t || t.status !== 'running') throw new Error(`fake PVE: no running task ${upid}`);
+    if (t?.status !== 'running') throw new Error(`fake PVE: no running task ${upid}`);
     t.status = 'stopped';
     t.endtime = Math.floor(Date.now() / 1000);
     t.exitstatus = 'unexpected status';
