@@ -32,6 +32,10 @@ export interface CoreTuning {
   pollIntervalMs?: number;
   failedProbeRetryMs?: number;
   rateLimiter?: RateLimiterOptions;
+  /** The budget of one reconcile's own calls (creates run outside it); 10 min when absent. */
+  reconcileTimeoutMs?: number;
+  /** How soon a latched Permanent failure is tried once more; 30 min when absent. */
+  latchRetryMs?: number;
   configPollMs?: number;
   /** Where /metrics, /healthz and /readyz listen; no server when absent. */
   http?: { host: string; port: number };
@@ -188,6 +192,8 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
         ...(opts.defaultProbeTarget ? { defaultProbeTarget: opts.defaultProbeTarget } : {}),
         ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
         ...(opts.failedProbeRetryMs !== undefined ? { failedProbeRetryMs: opts.failedProbeRetryMs } : {}),
+        ...(opts.reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
+        ...(opts.latchRetryMs !== undefined ? { latchRetryMs: opts.latchRetryMs } : {}),
         ...(opts.controller?.resyncMs !== undefined ? { resyncMs: opts.controller.resyncMs } : {}),
         ...(opts.controller?.wrapCall ? { wrapCall: opts.controller.wrapCall } : {}),
       });
