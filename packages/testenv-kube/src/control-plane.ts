@@ -50,6 +50,13 @@ export interface KubeControlPlane {
   /** Sets a Pod's status as a kubelet would (there is none here). */
   setPodStatus(namespace: string, name: string, status: { phase: string; podIP?: string }): Promise<void>;
   logs(): { etcd: string; apiserver: string };
+  /**
+   * Stops kube-apiserver (SIGTERM, SIGKILL after 5 s), keeps it down for `downMs`, and starts it
+   * again on the same port with the same etcd, certificates and tokens; resolves once /readyz
+   * answers. Clients see what a control-plane restart looks like: refused connections, broken
+   * watches, then the same server.
+   */
+  restartApiServer(o?: { downMs?: number; signal?: AbortSignal }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -101,42 +108,45 @@ export async function startKubeControlPlane(opts: { signal?: AbortSignal } = {})
     writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     const certDir = join(dir, 'certs');
     const server = `https://127.0.0.1:${apiPort}`;
-    const apiserver = startDaemon(
+    const apiserverArgs = [
+      `--etcd-servers=${etcdUrl}`,
+      `--cert-dir=${certDir}`,
+      `--secure-port=${apiPort}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      '--disable-admission-plugins=ServiceAccount',
+      '--authorization-mode=RBAC',
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      `--service-account-issuer=${server}/`,
+      `--service-account-key-file=${join(dir, 'sa.key')}`,
+      `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+      '--v=1',
+    ];
+    let apiserver = startDaemon(
       'kube-apiserver',
       bins.kubeApiserver,
-      [
-        `--etcd-servers=${etcdUrl}`,
-        `--cert-dir=${certDir}`,
-        `--secure-port=${apiPort}`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
-        '--service-cluster-ip-range=10.0.0.0/24',
-        '--allow-privileged=true',
-        '--disable-admission-plugins=ServiceAccount',
-        '--authorization-mode=RBAC',
-        `--token-auth-file=${join(dir, 'tokens.csv')}`,
-        `--service-account-issuer=${server}/`,
-        `--service-account-key-file=${join(dir, 'sa.key')}`,
-        `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
-        '--v=1',
-      ],
+      apiserverArgs,
       join(dir, 'apiserver.log'),
     );
     daemons.push(apiserver);
     const certFile = join(certDir, 'apiserver.crt');
     let caPem = '';
-    await waitUntil(
-      '/readyz',
-      apiserver,
-      async () => {
-        if (!existsSync(certFile)) return false;
-        caPem = readFileSync(certFile, 'utf8');
-        const r = await call(server, caPem, adminToken, 'GET', '/readyz');
-        return r.status === 200;
-      },
-      90_000,
-      opts.signal,
-    );
+    const apiserverReady = (signal?: AbortSignal) =>
+      waitUntil(
+        '/readyz',
+        apiserver,
+        async () => {
+          if (!existsSync(certFile)) return false;
+          caPem = readFileSync(certFile, 'utf8');
+          const r = await call(server, caPem, adminToken, 'GET', '/readyz');
+          return r.status === 200;
+        },
+        90_000,
+        signal,
+      );
+    await apiserverReady(opts.signal);
 
     const cp: KubeControlPlane = {
       server,
@@ -217,6 +227,21 @@ export async function startKubeControlPlane(opts: { signal?: AbortSignal } = {})
       },
       logs() {
         return { etcd: etcd.tail(200), apiserver: apiserver.tail(200) };
+      },
+      async restartApiServer(o = {}) {
+        const old = apiserver;
+        await old.stop();
+        if (o.downMs) await new Promise((r) => setTimeout(r, o.downMs));
+        // The certificates the first start generated stay in the cert dir, so clients keep
+        // trusting the same CA.
+        apiserver = startDaemon(
+          'kube-apiserver',
+          bins.kubeApiserver,
+          apiserverArgs,
+          join(dir, 'apiserver.log'),
+        );
+        daemons[daemons.indexOf(old)] = apiserver;
+        await apiserverReady(o.signal);
       },
       stop: cleanup,
     };
