@@ -67,7 +67,9 @@ describe('parseRunFlags', () => {
     expect(() => parseRunFlags(['--transient-backoff', '5s'], {})).toThrow(
       '--transient-backoff: expected MIN,MAX durations with 0 < MIN <= MAX (e.g. 1s,5m), got "5s"',
     );
-    expect(() => parseRunFlags(['--quota-backoff', '2m,1m'], {})).toThrow('--quota-backoff: expected MIN,MAX');
+    expect(() => parseRunFlags(['--quota-backoff', '2m,1m'], {})).toThrow(
+      '--quota-backoff: expected MIN,MAX',
+    );
     expect(() => parseRunFlags(['--renew-deadline', '20s'], {})).toThrow(
       '--retry-period (2000 ms) < --renew-deadline (20000 ms) < --lease-duration (15000 ms) must hold',
     );

@@ -128,7 +128,9 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
       if (!(baseMs > 0 && maxMs >= baseMs)) throw new Error();
       return { baseMs, maxMs };
     } catch {
-      throw new FlagError(`--${name}: expected MIN,MAX durations with 0 < MIN <= MAX (e.g. ${fallback}), got ${JSON.stringify(v)}`);
+      throw new FlagError(
+        `--${name}: expected MIN,MAX durations with 0 < MIN <= MAX (e.g. ${fallback}), got ${JSON.stringify(v)}`,
+      );
     }
   };
   const flags: RunFlags = {

@@ -206,6 +206,61 @@ describe('ProxyController: long blocking creates', () => {
     await second.stop();
   });
 
+  it("queues the create that settles an earlier process's create behind a busy provider instead of cancelling it", async () => {
+    const { handle, backend } = referenceHandle('ref');
+    let hold = true;
+    const h = withOverrides(handle, {
+      create: async (inner, req, o) => {
+        const id = await inner(req, o);
+        if (hold && req.proxyName === 'half')
+          await new Promise((_r, reject) =>
+            o?.signal?.addEventListener('abort', () => reject(o.signal?.reason)),
+          );
+        return id;
+      },
+    });
+    const first = controller([h], { workers: 1 });
+    first.store.put(newProxy({}, 'half'));
+    first.c.start();
+    await until('instance made', () => backend.domains().length === 1);
+    await first.c.stop(0);
+    hold = false;
+    // The next process: one create holds the only slot; the deleted Proxy's settling create waits.
+    const second = new ProxyController({
+      store: first.store,
+      providers: { get: (n) => (n === 'ref' ? h : undefined), names: () => ['ref'] },
+      installation: 'install-A',
+      probe: ok,
+      pollIntervalMs: 5,
+      blockedRetryMs: 5,
+      createConcurrency: 1,
+    });
+    const started: string[] = [];
+    const start = second.creates.start.bind(second.creates);
+    second.creates.start = (key, meta, run) => {
+      started.push(key);
+      return start(key, meta, run);
+    };
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    second.creates.start('ns1/blocker', { provider: 'ref', token: 't', hash: 'h' }, async () => {
+      await gate;
+      return 'x';
+    });
+    first.store.delete('ns1/half');
+    second.start();
+    await until('the settling create queued', () => second.creates.peek('ns1/half')?.state === 'queued');
+    await new Promise((r) => setTimeout(r, 100));
+    // Queued once and left there: not cancelled and started again pass after pass.
+    expect(started.filter((k) => k === 'ns1/half')).toHaveLength(1);
+    release();
+    await until('Proxy gone', () => first.store.get('ns1/half') === undefined);
+    expect(backend.domains()).toHaveLength(0);
+    await second.stop();
+  });
+
   it('shows the progress a create logs in the Proxy status, throttled, and drops it when the create ends', async () => {
     const { handle } = referenceHandle('ref');
     let release!: () => void;

@@ -318,8 +318,10 @@ class Pass extends LifecyclePass {
     const ops = this.ctx.createOps;
     const op = ops?.peek();
     if (ops && op && (op.state === 'queued' || op.state === 'running')) {
-      if (op.state === 'queued') {
-        // Not started yet: nothing made by it, so it can go.
+      const pending = this.status.pendingCreate;
+      if (op.state === 'queued' && (!pending || ops.untouched() === pending.startedTime)) {
+        // Not started, and no create ran under this marker anywhere: nothing made, so it can go.
+        // (One finishing an earlier process's create is what tells what to delete: it stays.)
         ops.cancel('the Proxy is being deleted');
         this.status.message = 'stopping the queued create before deleting';
         return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'blocked' };

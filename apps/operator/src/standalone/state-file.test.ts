@@ -48,6 +48,10 @@ describe('the standalone state file', () => {
     writeFileSync(`${statePath(d)}.222.tmp`, '{"half');
     writeFileSync(join(d, 'other.111.tmp'), 'not ours');
     removeStaleTempFiles(d, (pid) => pid === 222);
-    expect(readdirSync(d).sort()).toEqual(['other.111.tmp', 'standalone-state.json', 'standalone-state.json.222.tmp']);
+    expect(readdirSync(d).sort()).toEqual([
+      'other.111.tmp',
+      'standalone-state.json',
+      'standalone-state.json.222.tmp',
+    ]);
   });
 });
