@@ -100,6 +100,8 @@ export class FakeCompute {
   readonly zones: string[];
   readonly timings: Timings;
   readonly calls: FakeCall[] = [];
+  /** Every injected fault as it was served: its step, and `reset`, the HTTP status, or `async:<code>`. */
+  readonly injected: { step: string; kind: string }[] = [];
   /** Service-account emails whose tokens were issued (never the tokens). */
   readonly tokensIssuedTo: string[] = [];
 
@@ -576,6 +578,7 @@ export class FakeCompute {
       }
       const fault = this.#takeFault(step, route.zone);
       if (fault) {
+        this.injected.push({ step, kind: fault.kind === 'reset' ? 'reset' : String(fault.error.status) });
         if (fault.kind === 'reset') cut();
         else fail(fault.error);
         return;
@@ -749,6 +752,7 @@ export class FakeCompute {
     let op: ComputeOperation;
     if (idx >= 0) {
       const [failure] = this.#insertFailures.splice(idx, 1);
+      if (failure) this.injected.push({ step: 'instances.insert', kind: `async:${failure.code}` });
       op = this.#newOperation(zone, 'insert', link, this.timings.insertDoneAfterMs, {
         failure: { code: failure!.code, message: failure!.message, httpStatus: failure!.httpStatus },
       });

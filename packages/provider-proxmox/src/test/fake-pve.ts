@@ -103,6 +103,8 @@ export class FakePve {
   readonly tasks = new Map<string, FakeTask>();
   readonly calls: FakeCall[] = [];
   readonly faults: FakeFault[] = [];
+  /** Every injected fault as it was served: its step, and its kind (or `status:<n>`, `delay`). */
+  readonly injected: { step: string; kind: string }[] = [];
   readonly offline = new Set<string>();
   errorFormat: 'current' | 'pre-8.3';
   taskMs: Record<string, number>;
@@ -525,6 +527,7 @@ export class FakePve {
     const f = this.#stepFaults.find((x) => x.step === step);
     if (!f) return;
     if (--f.count <= 0) this.#stepFaults.splice(this.#stepFaults.indexOf(f), 1);
+    this.injected.push({ step, kind: f.fault });
     throw faultFor(f.fault, path);
   }
 
@@ -611,6 +614,10 @@ export class FakePve {
     );
     if (!f) return;
     if (f.times !== undefined && --f.times <= 0) this.faults.splice(this.faults.indexOf(f), 1);
+    this.injected.push({
+      step: stepOf(method, path),
+      kind: f.status === 200 ? 'delay' : `status:${f.status}`,
+    });
     if (f.hang) await new Promise(() => {});
     if (f.delayMs) await new Promise((r) => setTimeout(r, f.delayMs));
     if (f.status === 200) return;
