@@ -216,7 +216,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
         live.every((p) => p.status?.phase === 'Ready') &&
         items.every((p) => !deleted.includes(p.metadata.name));
       if (settled) break;
-      const now = JSON.stringify(items.map((p) => [p.metadata.name, p.status?.phase, p.status?.message]));
+      // Phases only: a Proxy retried and failing again writes a new message each time, and that
+      // is no progress.
+      const now = JSON.stringify(items.map((p) => [p.metadata.name, p.status?.phase]));
       if (now !== signature) {
         signature = now;
         lastMove = Date.now();
