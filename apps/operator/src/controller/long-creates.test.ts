@@ -86,6 +86,30 @@ describe('ProxyController: long blocking creates', () => {
     await c.stop();
   });
 
+  it('cuts a call of the pass itself (a get) at the pass deadline with a TimeoutError, and retries', async () => {
+    const { handle } = referenceHandle('ref');
+    let hang = true;
+    let cut: unknown;
+    const h = withOverrides(handle, {
+      get: async (inner, id, o) => {
+        if (!hang) return inner(id, o);
+        return new Promise((_r, reject) =>
+          o?.signal?.addEventListener('abort', () => {
+            cut = o.signal?.reason;
+            hang = false;
+            reject(o.signal?.reason);
+          }),
+        );
+      },
+    });
+    const { store, c } = controller([h], { workers: 1, reconcileTimeoutMs: 100 });
+    store.put(newProxy({}, 'slowget'));
+    c.start();
+    await until('Ready after the cut get', () => phase(store, 'slowget') === 'Ready');
+    expect((cut as Error).name).toBe('TimeoutError');
+    await c.stop();
+  });
+
   it('holds no worker while a create runs: other Proxies reach Ready meanwhile', async () => {
     const slow = slowCreates('slow');
     const fast = referenceHandle('fast');

@@ -230,6 +230,8 @@ class Pass extends LifecyclePass {
         ? { target: this.ctx.defaultProbeTarget, interval: '60s', timeout: '10s', retries: 2 }
         : undefined);
     if (!probe) {
+      if (this.status.phase !== 'Ready')
+        this.event('Normal', 'Ready', `${host}:${port} runs; no probe configured`);
       this.status.phase = 'Ready';
       this.status.message = 'running; no probe configured';
       delete this.status.healthy;
