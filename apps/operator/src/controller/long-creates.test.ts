@@ -1,4 +1,4 @@
-import { loggerOf } from '@egress-proxies/contract';
+import { loggerOf } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { newProxy, referenceHandle, withOverrides } from '../reconcile/test-fixture.js';
 import type { ProbeFn, ProviderHandle } from '../reconcile/types.js';

@@ -1,4 +1,5 @@
-import { type CallOptions, loggerOf } from '@egress-proxies/contract';
+import type { CallOptions } from '@egress-proxies/contract';
+import { loggerOf } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { referenceHandle } from '../reconcile/test-fixture.js';
 import { withProgress } from './progress.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { abortReason, ErrorCode, transientError } from '@egress-proxies/contract';
+import { ErrorCode, transientError } from '@egress-proxies/contract';
+import { abortReason } from '@egress-proxies/provider-utils';
 import {
   ConnectionClosedError,
   type Domain,
