@@ -149,10 +149,18 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
         at: o.chaosMs * ((k + 0.2 + 0.6 * random()) / o.kills),
         what: 'kill',
         run: async () => {
-          const leader = await replicas.leader();
-          const slots = replicas.slots();
-          const target = leader && random() < 0.75 ? leader : slots[Math.floor(random() * slots.length)]!;
-          if (await replicas.kill(target, 500 + Math.floor(random() * 2_500))) kills++;
+          // A kill lands on a running process: right after another kill, or while a replica
+          // that lost its lease restarts, a slot may be down for a moment, so wait for one.
+          for (;;) {
+            const leader = await replicas.leader();
+            const up = replicas.slots().filter((s) => replicas.running(s));
+            const target = leader && random() < 0.75 ? leader : up[Math.floor(random() * up.length)];
+            if (target && (await replicas.kill(target, 500 + Math.floor(random() * 2_500)))) {
+              kills++;
+              return;
+            }
+            await sleep(250);
+          }
         },
       });
     }
