@@ -129,6 +129,10 @@ export const proxyStatusSchema = s
     phase: s.enum(PROXY_PHASES).optional(),
     providerID: s.string().optional().describe('The provider ID of the current instance.'),
     ip: s.string().optional().describe('The address clients connect to.'),
+    port: s
+      .integer({ minimum: 1, maximum: 65535 })
+      .optional()
+      .describe('The port clients connect to, when the provider allocated one (else spec.port).'),
     egressIP: s.string().optional().describe('The address the probe target saw.'),
     healthy: s.boolean().optional(),
     message: s.string().optional(),

@@ -220,6 +220,7 @@ export abstract class PassBase {
     delete this.status.instanceGeneration;
     delete this.status.instanceSpecHash;
     delete this.status.ip;
+    delete this.status.port;
     delete this.status.egressIP;
     delete this.status.lastProbeTime;
     this.status.healthy = false;

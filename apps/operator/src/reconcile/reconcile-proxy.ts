@@ -151,6 +151,10 @@ class Pass extends LifecyclePass {
       delete this.status.lastProbeTime;
       delete this.status.egressIP;
     }
+    // A provider that runs several proxies on one address allocates their ports: the status
+    // says which, so readers of the Proxy (the gateway) need not guess from spec.port.
+    if (inst.port !== undefined) this.status.port = inst.port;
+    else delete this.status.port;
     const at = inst.port !== undefined ? `${inst.ip}:${inst.port}` : inst.ip;
     // A provider that runs several proxies on one address allocates their ports.
     this.endpoint = { host: inst.ip, port: inst.port ?? spec.port };
