@@ -151,7 +151,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
         run: async () => {
           // A kill lands on a running process: right after another kill, or while a replica
           // that lost its lease restarts, a slot may be down for a moment, so wait for one.
-          for (;;) {
+          // Bounded by attempts, not a clock: a run where no replica stays up counts the miss.
+          for (let attempt = 0; attempt < 600; attempt++) {
             const leader = await replicas.leader();
             const up = replicas.slots().filter((s) => replicas.running(s));
             const target = leader && random() < 0.75 ? leader : up[Math.floor(random() * up.length)];
