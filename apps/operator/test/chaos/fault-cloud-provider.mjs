@@ -5,13 +5,13 @@ import { readFile } from 'node:fs/promises';
 import {
   defineProviderFactory,
   ErrorCode,
-  loggerOf,
   notFoundError,
   permanentError,
   quotaExceededError,
   transientError,
   wrapError,
 } from '@egress-proxies/contract';
+import { loggerOf } from '@egress-proxies/provider-utils';
 
 export const FAULT_CLOUD_TYPE = 'faultcloud';
 
