@@ -135,7 +135,8 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
       ...(opts.retryPeriodMs ? { retryPeriodMs: opts.retryPeriodMs } : {}),
       onStartedLeading: () => void core.startLeading(),
       onStoppedLeading: () => {
-        void core.stopLeading();
+        // Another replica may lead as soon as the lease expires: stop at once, not gracefully.
+        void core.stopLeading(0);
         opts.onLostLeadership?.();
       },
       logger: log.child({ loop: 'leader' }),

@@ -1,3 +1,4 @@
+import { readFile, stat } from 'node:fs/promises';
 import type { GoogleAuth } from 'google-auth-library';
 
 /** What the REST client needs from credentials: headers for one request. */
@@ -21,19 +22,54 @@ export interface AuthOptions {
 /**
  * Credentials through google-auth-library: ADC by default, a key file when given. The library
  * (the heaviest part of this package) is imported on the first request, not with the package.
+ *
+ * The key file (`keyFile`, else `$GOOGLE_APPLICATION_CREDENTIALS`) is looked at before each
+ * request: when it changed (a rotated Secret mounted there), the next request loads it afresh,
+ * since the library keeps the key it loaded first for good. Its `token_uri` is where tokens are
+ * exchanged (unless `tokenUrl` says otherwise), as other Google client libraries do.
  */
 export function createAuth(options: AuthOptions = {}): RequestAuth {
-  let auth: Promise<GoogleAuth> | undefined;
+  let current: { auth: Promise<GoogleAuth>; stamp: string } | undefined;
   return {
-    getRequestHeaders(url) {
-      auth ??= import('google-auth-library').then((m) => googleAuth(m.GoogleAuth, options));
-      // A failed import is not kept: the next request tries again.
-      auth.catch(() => {
-        auth = undefined;
-      });
-      return auth.then((a) => a.getRequestHeaders(url));
+    async getRequestHeaders(url) {
+      const file = options.keyFile ?? process.env.GOOGLE_APPLICATION_CREDENTIALS;
+      const stamp = file ? await fileStamp(file) : '';
+      if (!current || current.stamp !== stamp) {
+        const auth = import('google-auth-library').then(async (m) => {
+          const tokenUrl = options.tokenUrl ?? (file ? await tokenUriOf(file) : undefined);
+          return googleAuth(m.GoogleAuth, { ...options, ...(tokenUrl ? { tokenUrl } : {}) });
+        });
+        const entry = { auth, stamp };
+        current = entry;
+        // A failed import is not kept: the next request tries again.
+        auth.catch(() => {
+          if (current === entry) current = undefined;
+        });
+      }
+      return current.auth.then((a) => a.getRequestHeaders(url));
     },
   };
+}
+
+/** What identifies one version of a file (a Secret rotation replaces it: new inode or mtime). */
+async function fileStamp(path: string): Promise<string> {
+  try {
+    const s = await stat(path);
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch (err) {
+    return `unreadable:${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+}
+
+/** The `token_uri` of a key file when it names another endpoint than Google's; never the key. */
+async function tokenUriOf(path: string): Promise<string | undefined> {
+  try {
+    const uri = (JSON.parse(await readFile(path, 'utf8')) as { token_uri?: unknown }).token_uri;
+    return typeof uri === 'string' && uri !== GOOGLE_TOKEN_URL && URL.canParse(uri) ? uri : undefined;
+  } catch {
+    // The library reads the file itself and reports what is wrong with it.
+    return undefined;
+  }
 }
 
 function googleAuth(GoogleAuthClass: typeof GoogleAuth, options: AuthOptions): GoogleAuth {

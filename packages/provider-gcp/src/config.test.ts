@@ -88,7 +88,15 @@ describe('parseGcpConfig (the contract schema, resolved)', () => {
     [{ project: 'my-project', labels: { team: 'UPPER' } }, 'gcp.labels.team'],
     [{ project: 'my-project', zones: ['us-central1'] }, 'gcp.zones'],
     [{ project: 'my-project', zone: 'us-central1-a' }, 'gcp.zone'],
+    [{ project: 'my-project', endpoint: 'http://compute.example.com' }, 'gcp.endpoint'],
+    [{ project: 'my-project', endpoint: 'ftp://127.0.0.1' }, 'gcp.endpoint'],
   ])('rejects %j naming %s', (input, path) => rejects(input, path));
+
+  it('takes an https endpoint, and plain http only to a loopback host', () => {
+    for (const endpoint of ['https://compute.example.com', 'http://127.0.0.1:8080', 'http://localhost:1'])
+      expect(parseGcpConfig({ project: 'my-project', endpoint }).endpoint).toBe(endpoint);
+    expect(parseGcpConfig({ project: 'my-project' }).endpoint).toBeUndefined();
+  });
 
   it('lists every problem in one error', () => {
     try {

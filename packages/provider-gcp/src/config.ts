@@ -9,6 +9,7 @@ import {
   pattern,
   s,
   uniqueStrings,
+  url,
 } from '@egress-proxies/provider-utils';
 import { RESOURCE_NAME_RE, regionOf } from './names.js';
 
@@ -87,6 +88,19 @@ const labels = () =>
  */
 export const gcpConfigSchema = s.object({
   project: pattern(GCP_PROJECT_RE, 'GCP project id (6-30 of a-z, 0-9, "-"; starts with a letter)'),
+  /**
+   * The Compute API base URL (a Private Service Connect endpoint, a local proxy); the public
+   * endpoint when absent. Plain http only to a loopback address, since requests carry tokens.
+   */
+  endpoint: url(['https', 'http'])
+    .refine(
+      (v) => {
+        const u = URL.canParse(v) ? new URL(v) : undefined;
+        return u?.protocol !== 'http:' || ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
+      },
+      (v) => `${formatValue(v)} uses http:// to a non-loopback host; use https://`,
+    )
+    .optional(),
   network: nameOrPath(NETWORK_RE, 'network').default(GCP_DEFAULTS.network),
   subnetwork: nameOrPath(SUBNETWORK_RE, 'subnetwork').optional(),
   /** The network tag put on every instance, for the firewall rule. */
@@ -149,6 +163,8 @@ export type GcpConfigInput = InferInput<typeof gcpConfigSchema>;
 /** The validated `gcp` block in the shape the provider uses. */
 export interface ResolvedGcpConfig {
   project: string;
+  /** The Compute API base URL, when the config names one. */
+  endpoint: string | undefined;
   /** `global/networks/<name>`, or the resource path or URL as configured. */
   network: string;
   /** The configured subnetwork: a name (resolved per zone) or a resource path. */
@@ -177,6 +193,7 @@ export function parseGcpConfig(input: unknown, provider?: string): ResolvedGcpCo
   const c: GcpConfig = parseConfig(gcpConfigSchema, input, { type: 'gcp', provider });
   return {
     project: c.project,
+    endpoint: c.endpoint,
     network: c.network.includes('/') ? c.network : `global/networks/${c.network}`,
     subnetwork: c.subnetwork,
     networkTag: c.networkTag,

@@ -23,7 +23,7 @@ import { isManaged } from './to-instance.js';
  * submit). The request ID is derived from the UID and name, so a retried Create is answered by
  * Compute with the first operation instead of a second machine. When that answer is an insert
  * that already failed, the next request ID is derived from the failed operation's name: a new
- * attempt, still deterministic.
+ * attempt, still deterministic (and after several failures in a row, from the last of them).
  */
 export async function create(ctx: GcpContext, req: CreateRequest, opts: CallOptions = {}): Promise<string> {
   const placement = validateCreateRequest(req, ctx.cfg);
@@ -96,14 +96,19 @@ async function submit(
     }
     // A finished operation in the insert's answer is normally Compute replaying an earlier
     // attempt under this request ID: failed, or succeeded for an instance deleted since. Try
-    // once more under a request ID derived from that operation.
-    if (attempt >= 1) {
+    // again under a request ID derived from that operation: each failed attempt adds a link to
+    // the chain, and a later create walks it to its first unused ID. A fresh insert is answered
+    // with a running operation, so the walk ends at the first one; the bound is for the walk.
+    if (attempt >= MAX_REPLAYS) {
       throw failed ?? transientError(`instance ${req.name} vanished right after its insert ${op.name}`);
     }
     logger.log(1, 'insert answered by an earlier operation, submitting anew', { id, operation: op.name });
     requestId = derivedRequestId('insert', req.uid, zone, req.name, op.name);
   }
 }
+
+/** How far a create follows the chain of earlier failed attempts' request IDs. */
+const MAX_REPLAYS = 32;
 
 async function exists(ctx: GcpContext, signal: AbortSignal | undefined, zone: string, name: string) {
   try {

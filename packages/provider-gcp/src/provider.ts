@@ -33,7 +33,7 @@ import { createRestComputeApi, DEFAULT_ENDPOINT } from './rest-client.js';
 export interface GcpProviderOptions {
   /** The configured provider entry name, carried into every error (default `gcp`). */
   name?: string;
-  /** The Compute API base URL (default the public endpoint). */
+  /** The Compute API base URL; the config's `endpoint`, else the public endpoint, when absent. */
   endpoint?: string;
   /** An undici dispatcher for every Compute request (a proxy agent, custom TLS, a test agent). */
   dispatcher?: Dispatcher;
@@ -70,7 +70,7 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
   } catch (err) {
     throw wrapError(name, 'configure', err);
   }
-  const endpoint = options.endpoint ?? DEFAULT_ENDPOINT;
+  const endpoint = options.endpoint ?? cfg.endpoint ?? DEFAULT_ENDPOINT;
   let address: string;
   try {
     const url = new URL(endpoint);

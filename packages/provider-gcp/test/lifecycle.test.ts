@@ -184,6 +184,25 @@ describe('asynchronous insert failures', () => {
   });
 });
 
+describe('asynchronous insert failures in a row', () => {
+  it('walks the chain of failed attempts: after two failures the next create is a third insert, not the second again', async () => {
+    s = await setup();
+    const req = request();
+    for (const code of ['ZONE_RESOURCE_POOL_EXHAUSTED', 'RESOURCE_NOT_FOUND']) {
+      s.fake.failNextInsertAsync({ code, message: `injected ${code}`, httpStatus: 400 });
+      const id = await s.provider.create(req);
+      s.fake.advance(2_500);
+      await rejection(s.provider.get(id));
+    }
+    // The chain has two failed links; this create replays both and submits a third insert.
+    const id = await s.provider.create(req);
+    s.fake.advance(5_000);
+    expect((await s.provider.get(id)).state).toBe('Running');
+    const ids = s.fake.calls.filter((c) => c.step === 'instances.insert').map((c) => c.query.requestId);
+    expect(new Set(ids).size).toBe(3);
+  });
+});
+
 describe('insert operation lookup failures', () => {
   it('a lookup Compute refuses (no permission) still reports NotFound; a transient one is Transient', async () => {
     s = await setup();

@@ -21,14 +21,21 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** A service-account key file as the console issues it, with a freshly generated RSA key. */
-async function keyFile(register: boolean): Promise<{ path: string; privateKey: string }> {
+/**
+ * A service-account key file as the console issues it, with a freshly generated RSA key;
+ * `at` rewrites the same path (a rotated Secret), `tokenUri` replaces Google's token endpoint.
+ */
+async function keyFile(
+  register: boolean,
+  o: { email?: string; at?: string; tokenUri?: string } = {},
+): Promise<{ path: string; privateKey: string }> {
+  const email = o.email ?? EMAIL;
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   if (register)
-    fake!.registerServiceAccount(EMAIL, publicKey.export({ type: 'spki', format: 'pem' }).toString());
-  dir = await mkdtemp(join(tmpdir(), 'gcp-sa-'));
-  const path = join(dir, 'key.json');
+    fake!.registerServiceAccount(email, publicKey.export({ type: 'spki', format: 'pem' }).toString());
+  if (!o.at) dir = await mkdtemp(join(tmpdir(), 'gcp-sa-'));
+  const path = o.at ?? join(dir!, 'key.json');
   await writeFile(
     path,
     JSON.stringify({
@@ -36,10 +43,10 @@ async function keyFile(register: boolean): Promise<{ path: string; privateKey: s
       project_id: 'fake-project',
       private_key_id: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0',
       private_key: pem,
-      client_email: EMAIL,
+      client_email: email,
       client_id: '123456789012345678901',
       auth_uri: 'https://accounts.google.com/o/oauth2/auth',
-      token_uri: 'https://oauth2.googleapis.com/token',
+      token_uri: o.tokenUri ?? 'https://oauth2.googleapis.com/token',
     }),
   );
   return { path, privateKey: pem };
@@ -95,6 +102,29 @@ describe('service-account credentials through google-auth-library', () => {
       if (saved === undefined) delete process.env.GOOGLE_APPLICATION_CREDENTIALS;
       else process.env.GOOGLE_APPLICATION_CREDENTIALS = saved;
     }
+  });
+
+  it("exchanges tokens at the key file's token_uri", async () => {
+    fake = await FakeCompute.start({ requireAuth: true });
+    const key = await keyFile(true, { tokenUri: fake.tokenUrl });
+    provider = createGcpProvider({ project: fake.project, endpoint: fake.url }, { keyFile: key.path });
+    expect(await provider.listByTag()).toEqual([]);
+    expect(fake.tokensIssuedTo).toEqual([EMAIL]);
+  });
+
+  it('loads a rotated key file for the next request: a disabled account replaced in place', async () => {
+    fake = await FakeCompute.start({ requireAuth: true });
+    const key = await keyFile(true, { tokenUri: fake.tokenUrl });
+    provider = createGcpProvider({ project: fake.project, endpoint: fake.url }, { keyFile: key.path });
+    const id = await provider.create(request());
+    fake.disableServiceAccount(EMAIL);
+    // The token the provider holds is refused now: Permanent, as a real revocation is.
+    const e = await rejection(provider.get(id));
+    expect(e).toMatchObject({ kind: 'Permanent', code: 'AUTH_FAILED' });
+    const other = 'proxy-operator-2@fake-project.iam.gserviceaccount.com';
+    await keyFile(true, { email: other, at: key.path, tokenUri: fake.tokenUrl });
+    expect((await provider.get(id)).id).toBe(id);
+    expect(fake.tokensIssuedTo).toEqual([EMAIL, other]);
   });
 
   it('a key the token endpoint refuses is CredentialsUnavailable, with no secret in the error', async () => {

@@ -32,6 +32,18 @@ describe('the host backend', () => {
     expect(await b.listStates(undefined)).toEqual([]);
   });
 
+  it("clears the probe and temp files of writers killed midway, never a live writer's", async () => {
+    const { dir, b } = await backend();
+    await b.probeStateDir(undefined);
+    const instances = join(dir, 'instances');
+    const dead = 2 ** 22 + 7; // above the kernel's pid_max default: never a live process
+    const left = [`.probe-${dead}-0a1b2c3d`, `proxy-a.json.tmp-${dead}-0a1b2c3d`];
+    const live = [`.probe-${process.pid}-0a1b2c3d`, `proxy-b.json.tmp-${process.pid}-0a1b2c3d`];
+    for (const f of [...left, ...live]) await writeFile(join(instances, f), 'x');
+    await b.probeStateDir(undefined);
+    expect((await readdir(instances)).sort()).toEqual([...live].sort());
+  });
+
   it('writes and removes runtime directories', async () => {
     const { b } = await backend();
     const dir = await b.writeRuntime(undefined, 'proxy-b', { 'x.conf': 'hello\n' });

@@ -70,6 +70,16 @@ async function readListenPorts(pid: number): Promise<number[] | 'gone' | undefin
   }
 }
 
+/** Whether a process with this pid exists (another user's counts). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errnoOf(err) === 'EPERM';
+  }
+}
+
 /** The production backend: the real file system, /proc, signals and sockets of this host. */
 export function createOsBackend(stateDir: string): LocalBackend {
   const paths = statePaths(stateDir);
@@ -252,6 +262,12 @@ export function createOsBackend(stateDir: string): LocalBackend {
     async probeStateDir(signal) {
       throwIfAborted(signal);
       await ensureDirs();
+      // A process killed between writing and renaming (or removing) one of these leaves it
+      // behind; each name carries its writer's pid, so those of dead writers go here.
+      for (const f of await readdir(paths.instancesDir)) {
+        const pid = /^(?:\.probe-|.+\.json\.tmp-)(\d+)-[0-9a-f]+$/.exec(f)?.[1];
+        if (pid && !pidAlive(Number(pid))) await unlink(join(paths.instancesDir, f)).catch(() => {});
+      }
       const probe = join(paths.instancesDir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`);
       await writeFile(probe, 'probe\n', signal ? { signal } : {});
       await unlink(probe);

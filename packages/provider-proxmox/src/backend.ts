@@ -31,6 +31,18 @@ export interface TaskStatus {
   starttime?: number;
 }
 
+/** One entry of GET /nodes/{node}/tasks (reference §9): `status` is `RUNNING` for an active task. */
+export interface TaskListEntry {
+  upid: string;
+  node: string;
+  type: string;
+  id?: string;
+  user: string;
+  starttime: number;
+  endtime?: number;
+  status?: string;
+}
+
 export interface StorageStatus {
   type?: string;
   content?: string;
@@ -93,6 +105,8 @@ export interface Backend {
   ): Promise<StorageContentEntry[]>;
   storageStatus(signal: AbortSignal, node: string, storage: string): Promise<StorageStatus>;
   taskStatus(signal: AbortSignal, node: string, upid: string): Promise<TaskStatus>;
+  /** The node's active tasks of `type` (`source=active`): what runs there now. */
+  activeTasks(signal: AbortSignal, node: string, type: string): Promise<TaskListEntry[]>;
   version(signal: AbortSignal): Promise<{ version: string; release?: string }>;
   nodeStatus(signal: AbortSignal, node: string): Promise<{ kversion?: string; pveversion?: string }>;
   /** GET /access/permissions?path=...: the calling token's privileges per path. */

@@ -8,6 +8,7 @@ import type {
   ClusterResource,
   StorageContentEntry,
   StorageStatus,
+  TaskListEntry,
   TaskStatus,
   VmConfig,
   VmStatus,
@@ -250,6 +251,11 @@ export class HttpBackend implements Backend {
   }
   taskStatus(signal: AbortSignal, node: string, upid: string): Promise<TaskStatus> {
     return this.#call(signal, 'GET', `/nodes/${enc(node)}/tasks/${enc(upid)}/status`);
+  }
+  activeTasks(signal: AbortSignal, node: string, type: string): Promise<TaskListEntry[]> {
+    return this.#call(signal, 'GET', `/nodes/${enc(node)}/tasks`, {
+      query: { source: 'active', typefilter: type },
+    });
   }
   version(signal: AbortSignal): Promise<{ version: string; release?: string }> {
     return this.#call(signal, 'GET', '/version');

@@ -11,7 +11,10 @@ export interface Budgets {
   pollMs: number;
   /** Any task other than a clone. */
   taskMs: number;
-  /** A clone task, and the age after which a clone lock is reported as stuck (default 10 min). */
+  /**
+   * A clone task, and how long after the newest clone task on the node started a clone lock is
+   * reported as stuck (default 10 min).
+   */
   cloneMs: number;
   /** How long Create waits for `running` after the start task. */
   runningMs: number;
@@ -31,8 +34,6 @@ export interface Ctx {
   budgets: Budgets;
   names: KeyedLock<string>;
   clones: KeyedLimiter;
-  /** First time a VMID was seen under a `clone` lock, so a stuck lock is reported, not waited on forever. */
-  cloneLockSeen: Map<number, number>;
   buildSeed: (i: SeedInput) => Uint8Array;
   now: () => number;
 }

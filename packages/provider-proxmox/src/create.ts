@@ -113,10 +113,12 @@ async function checkTemplate(
       [p.node, ...ctx.cfg.nodes.filter((n) => n !== p.node)],
       where,
     );
-    if (!direct) throw permanentError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
+    // Transient, like a missing storage pool on kvm: templates are often made by automation
+    // (Packer, a restore) that may finish after the operator started; the Checker names it.
+    if (!direct) throw transientError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
     return checkTemplateConfig(ctx, where, p, { node: direct.node, cfg: direct.cfg });
   }
-  if (entry.type !== 'qemu') throw permanentError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
+  if (entry.type !== 'qemu') throw transientError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
   let cfg: VmConfig;
   try {
     cfg = await ctx.api.vmConfig(ctx.signal, entry.node, p.template);

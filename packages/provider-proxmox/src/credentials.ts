@@ -28,8 +28,10 @@ export async function readToken(file: string): Promise<Token> {
   }
   const v = text.trim();
   if (!TOKEN_RE.test(v)) {
+    // Permanent until the file changes (the operator watches it); not CREDENTIALS_UNAVAILABLE,
+    // which names a missing file and is Transient.
     throw permanentError(`token file ${JSON.stringify(file)} does not hold USER@REALM!TOKENID=SECRET`, {
-      code: ErrorCode.CredentialsUnavailable,
+      code: ErrorCode.InvalidConfig,
     });
   }
   return { id: v.slice(0, v.lastIndexOf('=')), header: new Secret(`PVEAPIToken=${v}`) };

@@ -20,6 +20,7 @@ const ID_ARGS: Partial<Record<keyof Backend, string[]>> = {
   storageContent: ['node', 'storage'],
   storageStatus: ['node', 'storage'],
   taskStatus: ['node', 'upid'],
+  activeTasks: ['node', 'type'],
   nodeStatus: ['node'],
   permissions: ['path'],
 };

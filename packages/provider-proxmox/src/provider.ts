@@ -91,7 +91,6 @@ export function createProxmoxProvider(
   };
   const names = new KeyedLock<string>();
   const clones = new KeyedLimiter(cfg.maxParallelClonesPerNode);
-  const cloneLockSeen = new Map<number, number>();
   const now = options.now ?? Date.now;
   const seed = options.buildSeed ?? buildSeed;
   let closed = false;
@@ -120,7 +119,6 @@ export function createProxmoxProvider(
     budgets,
     names,
     clones,
-    cloneLockSeen,
     buildSeed: seed,
     now,
   });

@@ -51,9 +51,12 @@ export async function waitTask(ctx: Ctx, upid: string | null, budgetMs = ctx.bud
 
 /**
  * Reads the VM's config once no lock other than `suspended` is on it (a hibernated VM keeps that
- * one, reference §12). A `clone` lock is waited on until it is `cloneMs` old, counted from the
- * first time this provider saw it, then reported with the `qm unlock` advice instead of waiting
- * again; any other lock is waited on for `lockWaitMs`.
+ * one, reference §12). Any lock but `clone` is waited on for `lockWaitMs`.
+ *
+ * A `clone` lock is judged by the node's own task list, so a restarted provider judges it alike:
+ * with no clone task running on the node nothing will remove it, and it is reported stuck with the
+ * `qm unlock` advice at once; while clone tasks run, it is waited on (or, with `waitOnClone:
+ * false`, answered BUSY) until even the newest of them started `cloneMs` ago.
  */
 export async function waitUnlocked(
   ctx: Ctx,
@@ -65,19 +68,21 @@ export async function waitUnlocked(
   for (;;) {
     const cfg = await ctx.api.vmConfig(ctx.signal, node, vmid);
     const lock = typeof cfg.lock === 'string' ? cfg.lock : undefined;
-    if (!lock || lock === 'suspended') {
-      ctx.cloneLockSeen.delete(vmid);
-      return cfg;
-    }
+    if (!lock || lock === 'suspended') return cfg;
     const now = ctx.now();
     if (lock === 'clone') {
-      const first = ctx.cloneLockSeen.get(vmid) ?? now;
-      ctx.cloneLockSeen.set(vmid, first);
-      if (now - first >= ctx.budgets.cloneMs) {
-        throw transientError(
-          `VM ${vmid} on node ${node} has carried lock 'clone' for more than ${Math.round(ctx.budgets.cloneMs / 1000)} s; ` +
-            `if no clone task is running for it, clear the lock with 'qm unlock ${vmid}' on node ${node}`,
-          { code: 'CLONE_LOCK_STUCK', details: { vmid, node, lock } },
+      const since = await cloneRunningSince(ctx, node);
+      if (since === undefined) {
+        // The clone may have ended between the two reads: only a lock still there is stuck.
+        const again = await ctx.api.vmConfig(ctx.signal, node, vmid);
+        if (again.lock !== 'clone') continue;
+        throw cloneLockStuck(vmid, node, 'no clone task runs on the node');
+      }
+      if (now - since >= ctx.budgets.cloneMs) {
+        throw cloneLockStuck(
+          vmid,
+          node,
+          `the newest clone task on the node started ${Math.round((now - since) / 1000)} s ago, past the clone budget of ${Math.round(ctx.budgets.cloneMs / 1000)} s`,
         );
       }
       if (o.waitOnClone === false) {
@@ -96,6 +101,26 @@ export async function waitUnlocked(
     }
     await sleep(ctx.budgets.pollMs, ctx.signal);
   }
+}
+
+/**
+ * When the newest clone task running on `node` started (epoch ms, the node's clock), or
+ * undefined when none runs. A clone task's id is its source VMID, not the new one (§3), so the
+ * holder of a given VM's lock cannot be told apart: the newest start is the latest it can have.
+ */
+async function cloneRunningSince(ctx: Ctx, node: string): Promise<number | undefined> {
+  const tasks = await ctx.api.activeTasks(ctx.signal, node, 'qmclone');
+  const starts = tasks
+    .filter((t) => t.type === 'qmclone' && t.status === 'RUNNING' && t.endtime === undefined)
+    .map((t) => t.starttime * 1000);
+  return starts.length ? Math.max(...starts) : undefined;
+}
+
+function cloneLockStuck(vmid: number, node: string, why: string) {
+  return transientError(
+    `VM ${vmid} on node ${node} carries lock 'clone' and ${why}; if no clone task is running for it, clear the lock with 'qm unlock ${vmid}' on node ${node}`,
+    { code: 'CLONE_LOCK_STUCK', details: { vmid, node, lock: 'clone' } },
+  );
 }
 
 /** Polls the VM's status until `running`; Transient on expiry or when it stopped again. */

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { instanceName, isPermanent, type ProviderError } from '@egress-proxies/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSetup, startFakeSetup } from '../src/test/index.js';
@@ -51,6 +52,28 @@ describe('create', () => {
     expect(s.fake.vm(123456).config.name).toBe(r.name);
   });
 
+  it('a template the node lacks is Transient TEMPLATE_NOT_FOUND: the create works once it is made', async () => {
+    s.fake.vms.delete(9000);
+    const err = (await s
+      .provider()
+      .create(req('tmpl'))
+      .catch((e) => e)) as ProviderError;
+    expect([err.kind, err.code]).toEqual(['Transient', 'TEMPLATE_NOT_FOUND']);
+    expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(0);
+    s.fake.addTemplate(9000, 'pve1');
+    expect(await s.provider().create(req('tmpl'))).toMatch(/^vms\/\d+\//);
+  });
+
+  it('a malformed token file is Permanent INVALID_CONFIG, never quoting it', async () => {
+    writeFileSync(s.tokenFile, 'not-a-token-secret-x\n');
+    const err = (await s
+      .provider()
+      .create(req('badtoken'))
+      .catch((e) => e)) as ProviderError;
+    expect([err.kind, err.code]).toEqual(['Permanent', 'INVALID_CONFIG']);
+    expect(err.message).not.toContain('not-a-token-secret-x');
+  });
+
   it('two VMs with our name are Permanent', async () => {
     const r = req('twins');
     s.fake.addVm(123456, 'pve1', { name: r.name });
@@ -99,36 +122,63 @@ describe('create', () => {
     s.fake.releaseTasks('qmclone');
   });
 
-  it('a clone lock older than the clone budget is reported with the qm unlock advice', async () => {
+  it('a clone lock no clone task holds (its worker died with the node) is reported stuck at once', async () => {
+    s.fake.holdTasks('qmclone');
     const r = req('stuck');
     const vmid = vmidFor(r.uid, 0, RANGE);
-    s.fake.addVm(vmid, 'pve1', { description: ' qmclone temporary file', lock: 'clone' }).rrd = false;
-    const p = s.provider({}, { budgets: { pollMs: 5, cloneMs: 80 } });
-    await expect(p.create(r)).rejects.toMatchObject({ code: 'BACKEND_BUSY' });
-    await new Promise((res) => setTimeout(res, 100));
+    const first = s
+      .provider()
+      .create(r)
+      .catch((e: unknown) => e);
+    await until(() => s.fake.vms.get(vmid)?.config.lock === 'clone');
+    const clone = [...s.fake.tasks.values()].find((t) => t.type === 'qmclone')!;
+    s.fake.abandonTask(clone.upid);
+    // A restarted provider, with no memory of the lock: the node's task list says nothing runs.
+    const p = s.provider({}, { budgets: { pollMs: 5, cloneMs: 600_000 } });
     const err = (await p.create(r).catch((e) => e)) as ProviderError;
     expect([err.kind, err.code]).toEqual(['Transient', 'CLONE_LOCK_STUCK']);
+    expect(err.message).toContain('no clone task runs on the node');
     expect(err.message).toContain(`qm unlock ${vmid}`);
-    // Seen once already: the next Create reports it at once instead of waiting again.
-    const reads = () => s.fake.callsTo('GET', new RegExp(`/qemu/${vmid}/config$`)).length;
-    const before = reads();
-    await expect(p.create(r)).rejects.toMatchObject({ code: 'CLONE_LOCK_STUCK' });
-    expect(reads() - before).toBe(1);
+    expect(s.fake.callsTo('GET', /\/nodes\/pve1\/tasks$/).at(-1)?.query).toMatchObject({
+      source: 'active',
+      typefilter: 'qmclone',
+    });
+    s.fake.releaseTasks('qmclone');
+    await first;
   });
 
-  it('a VMID taken on another node after our resources read fails the clone task; Create probes on', async () => {
-    const r = req('race');
-    const v0 = vmidFor(r.uid, 0, RANGE);
-    s.fake.inject({ method: 'POST', path: /clone$/, status: 200, delayMs: 30, times: 1 });
-    const p = s.provider().create(r);
-    await until(() => s.fake.calls.some((c) => c.path.endsWith('/clone')));
-    s.fake.addVm(v0, 'pve2', { name: 'intruder' });
-    const id = await p;
-    expect(id).toBe(`vms/${vmidFor(r.uid, 1, RANGE)}/${r.name}`);
-    expect(s.fake.vm(v0).config.name).toBe('intruder');
+  it("a clone lock is judged by the clone task's start time on the node, so a restart does not start the budget over", async () => {
+    s.fake.holdTasks('qmclone');
+    const r = req('slowclone');
+    const vmid = vmidFor(r.uid, 0, RANGE);
+    void s
+      .provider()
+      .create(r)
+      .catch(() => {});
+    await until(() => s.fake.vms.get(vmid)?.config.lock === 'clone');
+    const clone = [...s.fake.tasks.values()].find((t) => t.type === 'qmclone')!;
+    const budgets = { pollMs: 5, cloneMs: 600_000 };
+    // Started just now: the clone runs, a retried create answers BUSY.
+    const busy = (await s
+      .provider({}, { budgets })
+      .create(r)
+      .catch((e) => e)) as ProviderError;
+    expect(busy.code).toBe('BACKEND_BUSY');
+    // The same clone, started 11 minutes ago by the node's clock: any provider, fresh or not,
+    // reports it stuck at once.
+    clone.starttime -= 11 * 60;
+    const stuck = (await s
+      .provider({}, { budgets })
+      .create(r)
+      .catch((e) => e)) as ProviderError;
+    expect([stuck.kind, stuck.code]).toEqual(['Transient', 'CLONE_LOCK_STUCK']);
+    expect(stuck.message).toMatch(
+      /newest clone task on the node started \d+ s ago, past the clone budget of 600 s/,
+    );
+    s.fake.releaseTasks('qmclone');
   });
 
-  it('refuses a non-template, a cloud-init drive and a missing template before any clone', async () => {
+  it('refuses a non-template and a cloud-init drive (Permanent) and a missing template (Transient) before any clone', async () => {
     s.fake.addVm(9100, 'pve1', {
       name: 'plain',
       net0: 'virtio=BC:24:11:00:00:01,bridge=vmbr0',
@@ -140,8 +190,8 @@ describe('create', () => {
       const err = (await p
         .create({ ...req(`t-${image}`), placement: { zone: 'pve1', machineType: 'small', image } })
         .catch((e) => e)) as ProviderError;
-      expect(err.kind, image).toBe('Permanent');
-      expect(err.code, image).toMatch(/^TEMPLATE_/);
+      expect(err.kind, image).toBe(image === 'gone' ? 'Transient' : 'Permanent');
+      expect(err.code, image).toBe(image === 'gone' ? 'TEMPLATE_NOT_FOUND' : 'TEMPLATE_INVALID');
     }
     expect(s.fake.callsTo('POST', /clone$/)).toHaveLength(0);
   });

@@ -237,6 +237,29 @@ describe('fake PVE wire behaviour', () => {
     fake.setNodeOnline('pve2', true);
   });
 
+  it('node tasks (pve-manager Tasks.pm): active ones RUNNING, finished ones with status and endtime; a token without Sys.Audit sees its own', async () => {
+    fake.holdTasks('qmclone');
+    const clone = await call('POST', '/nodes/pve1/qemu/9000/clone', form({ newid: '4321', name: 'tasks' }));
+    const upid = clone.json.data as string;
+    const active = await call('GET', '/nodes/pve1/tasks?source=active&typefilter=qmclone');
+    expect(active.json.data).toEqual([
+      expect.objectContaining({ upid, type: 'qmclone', id: '9000', status: 'RUNNING', user: 'root@pam' }),
+    ]);
+    expect(active.json.data[0].endtime).toBeUndefined();
+    expect((await call('GET', '/nodes/pve2/tasks?source=active')).json.data).toEqual([]);
+    // Another token without Sys.Audit on the node sees none of it.
+    const other = fake.addToken('audit@pve!limited', ['VM.Audit']);
+    const hidden = await call('GET', '/nodes/pve1/tasks?source=all', { auth: `PVEAPIToken=${other}` });
+    expect(hidden.json.data).toEqual([]);
+    fake.releaseTasks('qmclone');
+    expect(await finish('pve1', upid)).toBe('OK');
+    const archive = await call('GET', '/nodes/pve1/tasks?typefilter=qmclone&vmid=9000');
+    expect(archive.json.data[0]).toMatchObject({ upid, status: 'OK', endtime: expect.any(Number) });
+    const bad = await call('GET', '/nodes/pve1/tasks?source=nope');
+    expect(bad.status).toBe(400);
+    await call('DELETE', '/nodes/pve1/qemu/4321');
+  });
+
   it('§13: tags are normalised; memory is a string on PVE >= 8.1', async () => {
     fake.addVm(100900, 'pve1', { name: 't' });
     await call(

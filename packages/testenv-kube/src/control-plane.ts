@@ -41,6 +41,13 @@ export interface KubeControlPlane {
   /** Sets a Pod's status as a kubelet would (there is none here). */
   setPodStatus(namespace: string, name: string, status: { phase: string; podIP?: string }): Promise<void>;
   logs(): { etcd: string; apiserver: string };
+  /**
+   * Stops kube-apiserver (SIGTERM, SIGKILL after 5 s), keeps it down for `downMs`, and starts it
+   * again on the same port with the same etcd, certificates and tokens; resolves once /readyz
+   * answers. Clients see what a control-plane restart looks like: refused connections, broken
+   * watches, then the same server.
+   */
+  restartApiServer(o?: { downMs?: number; signal?: AbortSignal }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -121,42 +128,54 @@ export async function launchControlPlane(spec: ControlPlaneSpec): Promise<Launch
     writeFileSync(saKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     const certDir = join(dir, 'certs');
     const server = `https://${spec.advertiseAddress}:${ports.apiserver}`;
-    const apiserver = startDaemon(
-      'kube-apiserver',
-      ...wrap(bins.kubeApiserver, [
-        `--etcd-servers=${etcdUrl}`,
-        `--cert-dir=${certDir}`,
-        `--secure-port=${ports.apiserver}`,
-        `--bind-address=${spec.bindAddress}`,
-        `--advertise-address=${spec.advertiseAddress}`,
-        '--service-cluster-ip-range=10.0.0.0/24',
-        '--allow-privileged=true',
-        `--token-auth-file=${tokens}`,
-        `--service-account-issuer=${server}/`,
-        `--service-account-key-file=${saKey}`,
-        `--service-account-signing-key-file=${saKey}`,
-        ...spec.apiserverArgs,
-        '--v=1',
-      ]),
-      join(dir, 'apiserver.log'),
-    );
-    daemons.push(apiserver);
+    const apiserverCmd = wrap(bins.kubeApiserver, [
+      `--etcd-servers=${etcdUrl}`,
+      `--cert-dir=${certDir}`,
+      `--secure-port=${ports.apiserver}`,
+      `--bind-address=${spec.bindAddress}`,
+      `--advertise-address=${spec.advertiseAddress}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      `--token-auth-file=${tokens}`,
+      `--service-account-issuer=${server}/`,
+      `--service-account-key-file=${saKey}`,
+      `--service-account-signing-key-file=${saKey}`,
+      ...spec.apiserverArgs,
+      '--v=1',
+    ]);
+    const running = {
+      etcd,
+      apiserver: startDaemon('kube-apiserver', ...apiserverCmd, join(dir, 'apiserver.log')),
+    };
+    daemons.push(running.apiserver);
     const certFile = join(certDir, 'apiserver.crt');
     let caPem = '';
-    await waitUntil(
-      '/readyz',
-      apiserver,
-      async () => {
-        if (!existsSync(certFile)) return false;
-        caPem = readFileSync(certFile, 'utf8');
-        const r = await call(server, caPem, adminToken, 'GET', '/readyz');
-        return r.status === 200;
-      },
-      APISERVER_READY_MS,
-      spec.signal,
-    );
+    const apiserverReady = (signal: AbortSignal | undefined) =>
+      waitUntil(
+        '/readyz',
+        running.apiserver,
+        async () => {
+          if (!existsSync(certFile)) return false;
+          caPem = readFileSync(certFile, 'utf8');
+          const r = await call(server, caPem, adminToken, 'GET', '/readyz');
+          return r.status === 200;
+        },
+        APISERVER_READY_MS,
+        signal,
+      );
+    await apiserverReady(spec.signal);
+    const restartApiServer = async (o: { downMs?: number; signal?: AbortSignal } = {}) => {
+      const old = running.apiserver;
+      await old.stop();
+      if (o.downMs) await new Promise((r) => setTimeout(r, o.downMs));
+      // The certificates the first start generated stay in the cert dir, so clients keep
+      // trusting the same CA.
+      running.apiserver = startDaemon('kube-apiserver', ...apiserverCmd, join(dir, 'apiserver.log'));
+      daemons[daemons.indexOf(old)] = running.apiserver;
+      await apiserverReady(o.signal);
+    };
     return {
-      ...controlPlaneHandle(server, caPem, adminToken, { etcd, apiserver }, stopAll),
+      ...controlPlaneHandle(server, caPem, adminToken, running, stopAll, restartApiServer),
       files: { saKey, servingCert: certFile, tokens },
       daemons,
     };
@@ -207,6 +226,7 @@ function controlPlaneHandle(
   adminToken: string,
   daemons: { etcd: Daemon; apiserver: Daemon },
   stop: () => Promise<void>,
+  restartApiServer: KubeControlPlane['restartApiServer'],
 ): KubeControlPlane {
   const cp: KubeControlPlane = {
     server,
@@ -288,6 +308,7 @@ function controlPlaneHandle(
     logs() {
       return { etcd: daemons.etcd.tail(200), apiserver: daemons.apiserver.tail(200) };
     },
+    restartApiServer,
     stop,
   };
   return cp;

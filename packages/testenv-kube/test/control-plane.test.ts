@@ -67,4 +67,15 @@ describe('a real kube-apiserver and etcd', () => {
     expect(doc).toContain(`token: ${cp.adminToken}`);
     expect(doc).toContain(`certificate-authority-data: ${Buffer.from(cp.caPem).toString('base64')}`);
   });
+
+  it('restarts kube-apiserver on the same port, CA and etcd: objects stay, clients reconnect', async () => {
+    await cp.ensureNamespace('survives');
+    const caBefore = cp.caPem;
+    const down = cp.restartApiServer({ downMs: 500 });
+    await down;
+    expect(cp.caPem).toBe(caBefore);
+    const ns = await cp.request('GET', '/api/v1/namespaces/survives');
+    expect(ns.status).toBe(200);
+    expect((await cp.request('GET', '/readyz')).status).toBe(200);
+  });
 });

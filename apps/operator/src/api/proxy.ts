@@ -129,6 +129,10 @@ export const proxyStatusSchema = s
     phase: s.enum(PROXY_PHASES).optional(),
     providerID: s.string().optional().describe('The provider ID of the current instance.'),
     ip: s.string().optional().describe('The address clients connect to.'),
+    port: s
+      .integer({ minimum: 1, maximum: 65535 })
+      .optional()
+      .describe('The port clients connect to, when the provider allocated one (else spec.port).'),
     egressIP: s.string().optional().describe('The address the probe target saw.'),
     healthy: s.boolean().optional(),
     message: s.string().optional(),
@@ -148,6 +152,22 @@ export const proxyStatusSchema = s
       .dateTime()
       .optional()
       .describe('When the current instance was created: the start of its readiness window.'),
+    progress: s
+      .string()
+      .optional()
+      .describe(
+        'The latest progress a long create reported (an image download), while it runs; the Provisioned condition says it too.',
+      ),
+    pendingCreate: s
+      .object({
+        provider: s.string().describe('The provider entry the create was started through.'),
+        instanceSpecHash: s.string().describe('The spec digest the create was started for.'),
+        startedTime: s.dateTime(),
+      })
+      .optional()
+      .describe(
+        'A create that was started and has not returned its instance yet (it may be partly made): written before the create starts, so a restarted operator or a deletion finishes it instead of leaving part of an instance behind.',
+      ),
     stoppedSince: s
       .dateTime()
       .optional()

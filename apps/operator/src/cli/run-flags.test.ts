@@ -8,6 +8,13 @@ describe('parseRunFlags', () => {
       operatorNamespace: 'egress-proxies-system',
       leaderElection: true,
       leaseName: 'egress-proxies-operator',
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      reconcileTimeoutMs: 600_000,
+      latchRetryMs: 1_800_000,
+      transientBackoff: { baseMs: 1_000, maxMs: 300_000 },
+      quotaBackoff: { baseMs: 60_000, maxMs: 1_800_000 },
       workers: 4,
       createConcurrency: 8,
       gcIntervalMs: 300_000,
@@ -57,5 +64,38 @@ describe('parseRunFlags', () => {
     );
     expect(() => parseRunFlags(['--installation-id', 'a b'], {})).toThrow('--installation-id');
     expect(() => parseRunFlags(['--bogus'], {})).toThrow("Unknown option '--bogus'");
+    expect(() => parseRunFlags(['--transient-backoff', '5s'], {})).toThrow(
+      '--transient-backoff: expected MIN,MAX durations with 0 < MIN <= MAX (e.g. 1s,5m), got "5s"',
+    );
+    expect(() => parseRunFlags(['--quota-backoff', '2m,1m'], {})).toThrow(
+      '--quota-backoff: expected MIN,MAX',
+    );
+    expect(() => parseRunFlags(['--renew-deadline', '20s'], {})).toThrow(
+      '--retry-period (2000 ms) < --renew-deadline (20000 ms) < --lease-duration (15000 ms) must hold',
+    );
+  });
+
+  it('reads the timing flags a test or a slow backend needs', () => {
+    const f = parseRunFlags(
+      [
+        '--lease-duration=4s',
+        '--renew-deadline=3s',
+        '--retry-period=500ms',
+        '--reconcile-timeout=5s',
+        '--latch-retry=20s',
+        '--transient-backoff=200ms,5s',
+        '--quota-backoff=1s,10s',
+      ],
+      {},
+    );
+    expect(f).toMatchObject({
+      leaseDurationMs: 4_000,
+      renewDeadlineMs: 3_000,
+      retryPeriodMs: 500,
+      reconcileTimeoutMs: 5_000,
+      latchRetryMs: 20_000,
+      transientBackoff: { baseMs: 200, maxMs: 5_000 },
+      quotaBackoff: { baseMs: 1_000, maxMs: 10_000 },
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { parseDuration } from '../api/duration.js';
 import { LOG_LEVELS } from '../log/log-levels.js';
 import { LOG_FORMATS, type LogFormat } from '../log/text-format.js';
 import { FlagError } from './flag-error.js';
@@ -12,6 +13,13 @@ export interface RunFlags extends TuningFlags {
   operatorNamespace: string;
   leaderElection: boolean;
   leaseName: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  reconcileTimeoutMs: number;
+  latchRetryMs: number;
+  transientBackoff: { baseMs: number; maxMs: number };
+  quotaBackoff: { baseMs: number; maxMs: number };
   http: { host: string; port: number };
   defaultProbeTarget?: string;
   probeCaFile?: string;
@@ -28,11 +36,18 @@ export const RUN_USAGE = `usage: egress-proxies run [flags]
   --operator-namespace NS       where the Lease and provider events live (default $POD_NAMESPACE or egress-proxies-system)
   --no-leader-election          reconcile without taking the Lease (one replica only)
   --lease-name NAME             the Lease name (default egress-proxies-operator)
+  --lease-duration DURATION     how long the Lease holds without renewal (default 15s)
+  --renew-deadline DURATION     a leader that could not renew for this long steps down (default 10s)
+  --retry-period DURATION       how often the Lease is acquired or renewed (default 2s)
   --workers N                   concurrent reconciles (default 4)
   --create-concurrency N        creates of one provider running at once; others queue (default 8)
   --gc-interval DURATION        orphan GC period (default 5m)
   --gc-grace DURATION           orphans younger than this are kept (default 10m)
   --health-interval DURATION    provider health check period (default 1m)
+  --reconcile-timeout DURATION  budget of one reconcile's own calls; creates run outside it (default 10m)
+  --latch-retry DURATION        how soon a Proxy latched Failed is tried once more (default 30m)
+  --transient-backoff MIN,MAX   retry delays after a Transient error (default 1s,5m)
+  --quota-backoff MIN,MAX       retry delays after QuotaExceeded (default 1m,30m)
   --http-bind-address HOST:PORT /metrics, /healthz, /readyz (default 0.0.0.0:8080)
   --log-level LEVEL             fatal, error, warn, info, debug, trace (default info); providers log at debug/trace
   --log-format FORMAT           json (one object a line, default) or text (for a terminal)
@@ -61,6 +76,13 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
       'operator-namespace': { type: 'string' },
       'no-leader-election': { type: 'boolean' },
       'lease-name': { type: 'string' },
+      'lease-duration': { type: 'string' },
+      'renew-deadline': { type: 'string' },
+      'retry-period': { type: 'string' },
+      'reconcile-timeout': { type: 'string' },
+      'latch-retry': { type: 'string' },
+      'transient-backoff': { type: 'string' },
+      'quota-backoff': { type: 'string' },
       'http-bind-address': { type: 'string' },
       'default-probe-target': { type: 'string' },
       'probe-ca-file': { type: 'string' },
@@ -88,11 +110,41 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
   const gcGraceMs = r.duration('gc-grace', '10m');
   const healthIntervalMs = r.duration('health-interval', '1m');
   const bind = r.hostPort('http-bind-address', '0.0.0.0:8080');
+  const leaseDurationMs = r.duration('lease-duration', '15s');
+  const renewDeadlineMs = r.duration('renew-deadline', '10s');
+  const retryPeriodMs = r.duration('retry-period', '2s');
+  // client-go's rule: a leader gives up before its lease can expire under it, and retries in between.
+  if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationMs)) {
+    throw new FlagError(
+      `--retry-period (${retryPeriodMs} ms) < --renew-deadline (${renewDeadlineMs} ms) < --lease-duration (${leaseDurationMs} ms) must hold`,
+    );
+  }
+  const backoff = (name: string, fallback: string) => {
+    const v = str(name) ?? fallback;
+    const parts = v.split(',');
+    try {
+      if (parts.length !== 2) throw new Error();
+      const [baseMs, maxMs] = parts.map(parseDuration) as [number, number];
+      if (!(baseMs > 0 && maxMs >= baseMs)) throw new Error();
+      return { baseMs, maxMs };
+    } catch {
+      throw new FlagError(
+        `--${name}: expected MIN,MAX durations with 0 < MIN <= MAX (e.g. ${fallback}), got ${JSON.stringify(v)}`,
+      );
+    }
+  };
   const flags: RunFlags = {
     providersConfig: str('providers-config') ?? '/etc/egress-proxies/config/providers.yaml',
     operatorNamespace: str('operator-namespace') ?? env.POD_NAMESPACE ?? 'egress-proxies-system',
     leaderElection: !r.boolean('no-leader-election'),
     leaseName: str('lease-name') ?? 'egress-proxies-operator',
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
+    reconcileTimeoutMs: r.duration('reconcile-timeout', '10m'),
+    latchRetryMs: r.duration('latch-retry', '30m'),
+    transientBackoff: backoff('transient-backoff', '1s,5m'),
+    quotaBackoff: backoff('quota-backoff', '1m,30m'),
     workers,
     createConcurrency: r.integer('create-concurrency', 8, 1, 1024),
     gcIntervalMs,

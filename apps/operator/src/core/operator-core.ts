@@ -33,6 +33,10 @@ export interface CoreTuning {
   pollIntervalMs?: number;
   failedProbeRetryMs?: number;
   rateLimiter?: RateLimiterOptions;
+  /** The budget of one reconcile's own calls (creates run outside it); 10 min when absent. */
+  reconcileTimeoutMs?: number;
+  /** How soon a latched Permanent failure is tried once more; 30 min when absent. */
+  latchRetryMs?: number;
   configPollMs?: number;
   /** Where /metrics, /healthz and /readyz listen; no server when absent. */
   http?: { host: string; port: number };
@@ -87,10 +91,15 @@ export interface OperatorCore {
   start(): Promise<{ httpPort?: number }>;
   /** Starts the controller and the health and GC loops. */
   startLeading(): Leading;
-  stopLeading(): Promise<void>;
   /**
-   * Stops everything, in an order that lets in-flight work finish: config watching, then
-   * `release` (leadership), the loops, the store, the providers, the server.
+   * Stops the controller and the loops; work in flight gets `graceMs` (10 s) to finish before it
+   * is aborted. A process that lost its lease passes 0: another may be leading already.
+   */
+  stopLeading(graceMs?: number): Promise<void>;
+  /**
+   * Stops everything, in an order that lets in-flight work finish while no other replica can
+   * lead yet: config watching, the controller and the loops (the lease is still renewed
+   * meanwhile), then `release` (leadership), the store, the providers, the server.
    */
   stop(release?: () => Promise<void>): Promise<void>;
 }
@@ -139,11 +148,11 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
   let gcLoop: Periodic | undefined;
   let healthLoop: HealthLoop | undefined;
 
-  const stopLeading = async () => {
+  const stopLeading = async (graceMs?: number) => {
     metrics.leader.set(0);
     const c = controller;
     controller = undefined;
-    await Promise.all([c?.stop(), gcLoop?.stop(), healthLoop?.stop()]);
+    await Promise.all([c?.stop(graceMs), gcLoop?.stop(), healthLoop?.stop()]);
   };
 
   return {
@@ -184,6 +193,8 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
         ...(opts.defaultProbeTarget ? { defaultProbeTarget: opts.defaultProbeTarget } : {}),
         ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
         ...(opts.failedProbeRetryMs !== undefined ? { failedProbeRetryMs: opts.failedProbeRetryMs } : {}),
+        ...(opts.reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
+        ...(opts.latchRetryMs !== undefined ? { latchRetryMs: opts.latchRetryMs } : {}),
         ...(opts.controller?.resyncMs !== undefined ? { resyncMs: opts.controller.resyncMs } : {}),
         ...(opts.controller?.wrapCall ? { wrapCall: opts.controller.wrapCall } : {}),
       });
@@ -212,8 +223,8 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
 
     async stop(release) {
       watcher.stop();
-      await release?.();
       await stopLeading();
+      await release?.();
       await store.stop();
       await providers.close();
       await http?.close();

@@ -36,6 +36,15 @@ function defaultGatewaySpec(): GatewaySpec {
 }
 
 /**
+ * A Ready Proxy with an address as a gateway member. The port is the one its provider reported
+ * (status.port, for providers that allocate ports); spec.port is only what was asked for.
+ */
+export function gatewayMember(p: ProxyObject): GatewayMember | undefined {
+  if (p.status?.phase !== 'Ready' || !p.status.ip) return undefined;
+  return { name: p.metadata.name, host: p.status.ip, port: p.status.port ?? p.spec.port ?? 3128 };
+}
+
+/**
  * Reads the pool and its member Proxies (by the pool's label): the Ready ones with an address are
  * the members; every member's cooled-down mark is a cooldown for all replicas.
  */
@@ -61,8 +70,8 @@ export async function readClusterPool(
   const marks: CooldownMark[] = [];
   for (const p of list.items) {
     if (p.metadata.deletionTimestamp) continue;
-    if (p.status?.phase === 'Ready' && p.status.ip)
-      members.push({ name: p.metadata.name, host: p.status.ip, port: p.spec.port ?? 3128 });
+    const member = gatewayMember(p);
+    if (member) members.push(member);
     const mark = parseCooldownMark(p.metadata.annotations?.[COOLED_DOWN_ANNOTATION], cooldownMs);
     if (mark) marks.push({ member: p.metadata.name, until: mark.until, reason: mark.reason });
   }

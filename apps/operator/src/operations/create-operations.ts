@@ -20,6 +20,8 @@ export interface CreateOperationView {
   readonly id?: string;
   readonly error?: unknown;
   readonly cancelled: boolean;
+  /** The latest progress the provider reported while it runs (`image download 43% (...)`). */
+  readonly progress?: string;
 }
 
 export interface CreateOperationsOptions {
@@ -28,6 +30,11 @@ export interface CreateOperationsOptions {
   /** Called when an operation starts running and when it settles, so the key is reconciled again. */
   notify?: (key: string) => void;
   now?: () => number;
+  /**
+   * The least time between two reconciles caused by progress of one create (each writes the
+   * Proxy's status); 10 s when absent. The first report is passed on at once.
+   */
+  progressIntervalMs?: number;
 }
 
 interface Entry {
@@ -44,6 +51,8 @@ interface Entry {
  */
 export class CreateOperations {
   readonly #entries = new Map<string, Entry>();
+  /** Keys whose `status.pendingCreate` this process wrote, by its time, while no create of theirs ran. */
+  readonly #untouched = new Map<string, string>();
   readonly #limits = new Map<string, ConcurrencyLimit>();
   readonly #stopped = new AbortController();
 
@@ -83,7 +92,7 @@ export class CreateOperations {
   start(
     key: string,
     meta: { provider: string; token: string; hash: string },
-    run: (signal: AbortSignal) => Promise<string>,
+    run: (signal: AbortSignal, progress: (text: string) => void) => Promise<string>,
   ): CreateOperationView {
     const existing = this.#entries.get(key);
     if (existing) return existing.view;
@@ -107,6 +116,26 @@ export class CreateOperations {
     const update = (patch: Partial<CreateOperationView>) => {
       entry.view = { ...entry.view, ...patch };
     };
+    // Progress reaches the status through a reconcile of the key: at most one per interval, and
+    // a report inside the interval is shown by the reconcile scheduled at its end.
+    let lastNotified = Number.NEGATIVE_INFINITY;
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    const progress = (text: string) => {
+      if (entry.view.state !== 'running' || entry.view.progress === text) return;
+      update({ progress: text });
+      if (pending) return;
+      const wait = lastNotified + (this.opts.progressIntervalMs ?? 10_000) - this.#now();
+      const fire = () => {
+        pending = undefined;
+        lastNotified = this.#now();
+        if (entry.view.state === 'running') this.opts.notify?.(key);
+      };
+      if (wait <= 0) fire();
+      else {
+        pending = setTimeout(fire, wait);
+        pending.unref?.();
+      }
+    };
     entry.done = (async () => {
       try {
         await limit.acquire(signal);
@@ -119,13 +148,15 @@ export class CreateOperations {
         this.opts.notify?.(key);
         return;
       }
+      this.#untouched.delete(key);
       update({ state: 'running', runningSince: this.#now() });
       this.opts.notify?.(key);
       try {
-        update({ state: 'succeeded', id: await run(signal) });
+        update({ state: 'succeeded', id: await run(signal, progress) });
       } catch (error) {
         update({ state: 'failed', error });
       } finally {
+        clearTimeout(pending);
         limit.release();
       }
       this.opts.notify?.(key);
@@ -141,6 +172,23 @@ export class CreateOperations {
     e.abort.abort(new Error(reason));
   }
 
+  /**
+   * Records that this process wrote `key`'s pending-create marker at `startedTime`: until a
+   * create of the key runs, nothing was made under that marker.
+   */
+  mark(key: string, startedTime: string): void {
+    this.#untouched.set(key, startedTime);
+  }
+
+  /** The marker time recorded by `mark` while no create of `key` has run since; `forget` drops it. */
+  untouched(key: string): string | undefined {
+    return this.#untouched.get(key);
+  }
+
+  forget(key: string): void {
+    this.#untouched.delete(key);
+  }
+
   /** The operations of one key, as a reconcile pass of that key uses them. */
   slot(key: string): CreateOperationSlot {
     return {
@@ -148,6 +196,9 @@ export class CreateOperations {
       take: () => this.take(key),
       start: (meta, run) => this.start(key, meta, run),
       cancel: (reason) => this.cancel(key, reason),
+      mark: (startedTime) => this.mark(key, startedTime),
+      untouched: () => this.untouched(key),
+      forget: () => this.forget(key),
     };
   }
 
@@ -181,7 +232,11 @@ export interface CreateOperationSlot {
   take(): CreateOperationView | undefined;
   start(
     meta: { provider: string; token: string; hash: string },
-    run: (signal: AbortSignal) => Promise<string>,
+    run: (signal: AbortSignal, progress: (text: string) => void) => Promise<string>,
   ): CreateOperationView;
   cancel(reason: string): void;
+  /** See `CreateOperations.mark`. */
+  mark(startedTime: string): void;
+  untouched(): string | undefined;
+  forget(): void;
 }

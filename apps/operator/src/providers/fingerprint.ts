@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -36,10 +38,15 @@ export function entryFingerprint(entry: {
 
 /**
  * The files a provider entry reads its credentials from: every string under a key ending in
- * `File` (sshKeyFile, knownHostsFile, tokenFile, caFile), and `kubeconfig`. A Permanent failure
- * latched on the entry is released when one of them changes (a rotated Secret mounted there).
+ * `File` (sshKeyFile, knownHostsFile, tokenFile, caFile), `kubeconfig`, and for `gcp` (whose
+ * credentials come from the environment) the Application Default Credentials file:
+ * `$GOOGLE_APPLICATION_CREDENTIALS`, else gcloud's. A Permanent failure latched on the entry is
+ * released when one of them changes (a rotated Secret mounted there).
  */
-export function credentialFiles(entry: { config: unknown }): string[] {
+export function credentialFiles(
+  entry: { type?: string; config: unknown },
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   const out = new Set<string>();
   const walk = (v: unknown, key: string) => {
     if (typeof v === 'string') {
@@ -51,7 +58,15 @@ export function credentialFiles(entry: { config: unknown }): string[] {
     }
   };
   walk(entry.config, '');
+  if (entry.type === 'gcp') out.add(adcFile(env));
   return [...out].sort();
+}
+
+/** Where google-auth-library looks for Application Default Credentials in a file. */
+function adcFile(env: NodeJS.ProcessEnv): string {
+  if (env.GOOGLE_APPLICATION_CREDENTIALS) return env.GOOGLE_APPLICATION_CREDENTIALS;
+  const gcloud = env.CLOUDSDK_CONFIG ?? join(env.HOME ?? homedir(), '.config', 'gcloud');
+  return join(gcloud, 'application_default_credentials.json');
 }
 
 /**

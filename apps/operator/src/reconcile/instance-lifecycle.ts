@@ -1,7 +1,8 @@
-import { type CreateRequest, type Instance, instanceName } from '@egress-proxies/contract';
+import { type CallOptions, type CreateRequest, type Instance, instanceName } from '@egress-proxies/contract';
 import { API_VERSION, PROXY } from '../api/group.js';
 import type { ProxySpec } from '../api/proxy.js';
-import type { CreateOperationSlot } from '../operations/create-operations.js';
+import type { CreateOperationSlot, CreateOperationView } from '../operations/create-operations.js';
+import { progressLogger } from '../operations/progress-lines.js';
 import { ConditionType } from './conditions.js';
 import { PassBase, rfc3339, Stop } from './pass-base.js';
 import { formatWindow, readinessWindowMs, STOPPED_GRACE_MS } from './readiness-window.js';
@@ -65,7 +66,13 @@ export abstract class LifecyclePass extends PassBase {
 
   /**
    * A create run as a tracked operation: started by one pass, shown in the status while it
-   * runs, its result taken by the pass after it settled. Throws `Stop` until then.
+   * runs (with the progress the provider reports), its result taken by the pass after it
+   * settled. Throws `Stop` until then.
+   *
+   * The operation lives in this process only. `status.pendingCreate` is written by the pass
+   * before the one that starts it, so from then on every process knows a create may have made
+   * part of an instance: a restarted operator starts the create again (it continues where the
+   * last attempt stopped, contract 2.1), and a deletion finishes it before deleting what it made.
    */
   async trackedCreate(
     ops: CreateOperationSlot,
@@ -79,8 +86,9 @@ export abstract class LifecyclePass extends PassBase {
     let op = settled ?? ops.peek();
     if (op && (op.token !== token || op.provider !== handle.name)) {
       if (!settled) {
-        ops.cancel('the Proxy spec changed while its instance was being created');
-        this.status.message = `stopping the create of ${name} started for an earlier spec`;
+        // Cut short, the earlier create could leave part of an instance where the new spec no
+        // longer looks: it finishes, and its instance is recorded and then replaced.
+        this.status.message = `waiting for the create of ${name} started for an earlier spec to finish before replacing it`;
         this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
         throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'ok');
       }
@@ -92,27 +100,58 @@ export abstract class LifecyclePass extends PassBase {
       op = undefined;
     }
     if (!op) {
-      const req = await this.createRequest(spec);
-      op = ops.start({ provider: handle.name, token, hash }, (signal) => {
-        const fn = (o: { signal?: AbortSignal }) => handle.provider.create(req, o);
-        return this.ctx.call ? this.ctx.call(handle, 'create', fn, signal) : fn({ signal });
-      });
+      const pending = this.status.pendingCreate;
+      if (pending?.provider !== handle.name || pending.instanceSpecHash !== hash) {
+        const startedTime = rfc3339(this.now);
+        this.status.pendingCreate = { provider: handle.name, instanceSpecHash: hash, startedTime };
+        ops.mark(startedTime);
+        this.status.message = `starting the create of ${name} through provider ${handle.name}`;
+        this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
+        throw new Stop({ type: 'after', ms: 0 }, 'ok');
+      }
+      op = this.startCreate(ops, await this.createRequest(spec), handle, token, hash);
     }
     if (op.state === 'failed') this.providerFailure(op.error, `create ${name}`, handle);
     if (op.state === 'succeeded') return op.id!;
-    const since = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+    const since = (ms: number) => rfc3339(new Date(ms));
     if (op.state === 'queued') {
       this.status.message = `create of ${name} is queued behind ${op.aheadAtQueue} other creates of provider ${handle.name} (since ${since(op.queuedAt)})`;
       this.condition(ConditionType.Provisioned, 'False', 'CreateQueued', this.status.message);
     } else {
       this.status.message = `creating ${name} through provider ${handle.name} since ${since(op.runningSince ?? op.queuedAt)}`;
-      this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
+      if (op.progress) this.status.progress = op.progress;
+      this.condition(
+        ConditionType.Provisioned,
+        'False',
+        'Creating',
+        op.progress ? `${this.status.message}: ${op.progress}` : this.status.message,
+      );
     }
-    // The operation reconciles the key again when it starts running and when it settles.
+    // The operation reconciles the key again when it starts running, when it reports progress
+    // and when it settles.
     throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'ok');
   }
 
-  async createRequest(spec: ProxySpec): Promise<CreateRequest> {
+  /** Starts the tracked create of `req`; the provider's progress lines reach the operation. */
+  startCreate(
+    ops: CreateOperationSlot,
+    req: CreateRequest,
+    handle: ProviderHandle,
+    token: string,
+    hash: string,
+  ): CreateOperationView {
+    return ops.start({ provider: handle.name, token, hash }, (signal, progress) => {
+      const fn = (o: CallOptions) =>
+        handle.provider.create(req, { ...o, logger: progressLogger(o.logger, progress) });
+      return this.ctx.call ? this.ctx.call(handle, 'create', fn, signal) : fn({ signal });
+    });
+  }
+
+  /**
+   * The create request of the Proxy. With `cloudInitOptional` (a create run only to learn what
+   * to delete), a cloud-init Secret that cannot be read is left out instead of failing.
+   */
+  async createRequest(spec: ProxySpec, o: { cloudInitOptional?: boolean } = {}): Promise<CreateRequest> {
     const { metadata } = this.proxy;
     let cloudInit: string | undefined = spec.cloudInit?.inline;
     const ref = spec.cloudInit?.secretRef;
@@ -120,6 +159,7 @@ export abstract class LifecyclePass extends PassBase {
       try {
         cloudInit = await this.ctx.readCloudInitSecret(this.proxy, ref.name, ref.key, this.ctx.signal);
       } catch (err) {
+        if (o.cloudInitOptional) return this.createRequest({ ...spec, cloudInit: undefined });
         const message = `cloud-init Secret ${ref.name} key ${ref.key}: ${err instanceof Error ? err.message : String(err)}`;
         this.status.message = message;
         this.condition(ConditionType.Provisioned, 'False', 'CloudInitUnavailable', message);

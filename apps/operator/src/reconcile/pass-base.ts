@@ -63,6 +63,8 @@ export abstract class PassBase {
     readonly ctx: ReconcileContext,
   ) {
     this.status = structuredClone(proxy.status ?? {});
+    // Progress belongs to the create running now; the pass that sees it running sets it again.
+    delete this.status.progress;
     this.generation = proxy.metadata.generation ?? 0;
     this.cfg = {
       pollIntervalMs: ctx.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
@@ -218,6 +220,7 @@ export abstract class PassBase {
     delete this.status.instanceGeneration;
     delete this.status.instanceSpecHash;
     delete this.status.ip;
+    delete this.status.port;
     delete this.status.egressIP;
     delete this.status.lastProbeTime;
     this.status.healthy = false;
@@ -225,6 +228,7 @@ export abstract class PassBase {
 
   recordCreated(id: string, provider: string, hash: string): void {
     this.clearQuota();
+    delete this.status.pendingCreate;
     this.status.providerID = id;
     this.status.instanceProvider = provider;
     this.status.instanceGeneration = this.generation;

@@ -53,6 +53,7 @@ describe('reconcileProxy: managed flow', () => {
     await d.until('Ready');
     expect(d.probes.map((p) => p.port)).toEqual([21001]);
     expect(d.last?.endpoint).toEqual({ host: d.proxy.status?.ip, port: 21001 });
+    expect(d.proxy.status?.port).toBe(21001);
     expect(d.proxy.status?.message).toBe('ready');
     expect(d.events.find((e) => e.reason === 'Running')?.message).toMatch(/runs at 192\.0\.2\.\d+:21001$/);
   });
@@ -63,6 +64,7 @@ describe('reconcileProxy: managed flow', () => {
     await d.until('Ready');
     expect(d.last?.endpoint?.port).toBe(8080);
     expect(d.probes[0]?.port).toBe(8080);
+    expect(d.proxy.status && 'port' in d.proxy.status).toBe(false);
   });
 
   it('passes the phases in order: Pending, Provisioning, Running, Ready', async () => {

@@ -3,6 +3,7 @@ import { parseDuration } from '../api/duration.js';
 import { FINALIZER, FORCE_DELETE_ANNOTATION } from '../api/group.js';
 import type { ProxyObject, ProxySpec } from '../api/proxy.js';
 import { ProxySpecError, validateProxySpec } from '../api/validate.js';
+import type { CreateOperationView } from '../operations/create-operations.js';
 import { ConditionType, getCondition } from './conditions.js';
 import { instanceSpecHash } from './instance-hash.js';
 import { LifecyclePass } from './instance-lifecycle.js';
@@ -150,6 +151,10 @@ class Pass extends LifecyclePass {
       delete this.status.lastProbeTime;
       delete this.status.egressIP;
     }
+    // A provider that runs several proxies on one address allocates their ports: the status
+    // says which, so readers of the Proxy (the gateway) need not guess from spec.port.
+    if (inst.port !== undefined) this.status.port = inst.port;
+    else delete this.status.port;
     const at = inst.port !== undefined ? `${inst.ip}:${inst.port}` : inst.ip;
     // A provider that runs several proxies on one address allocates their ports.
     this.endpoint = { host: inst.ip, port: inst.port ?? spec.port };
@@ -229,6 +234,8 @@ class Pass extends LifecyclePass {
         ? { target: this.ctx.defaultProbeTarget, interval: '60s', timeout: '10s', retries: 2 }
         : undefined);
     if (!probe) {
+      if (this.status.phase !== 'Ready')
+        this.event('Normal', 'Ready', `${host}:${port} runs; no probe configured`);
       this.status.phase = 'Ready';
       this.status.message = 'running; no probe configured';
       delete this.status.healthy;
@@ -317,18 +324,27 @@ class Pass extends LifecyclePass {
     const ops = this.ctx.createOps;
     const op = ops?.peek();
     if (ops && op && (op.state === 'queued' || op.state === 'running')) {
-      // The create's result decides what there is to delete: stop it and wait for it to settle.
-      ops.cancel('the Proxy is being deleted');
-      this.status.message = 'stopping the create in flight before deleting';
-      return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'blocked' };
+      const pending = this.status.pendingCreate;
+      if (op.state === 'queued' && (!pending || ops.untouched() === pending.startedTime)) {
+        // Not started, and no create ran under this marker anywhere: nothing made, so it can go.
+        // (One finishing an earlier process's create is what tells what to delete: it stays.)
+        ops.cancel('the Proxy is being deleted');
+        this.status.message = 'stopping the queued create before deleting';
+        return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'blocked' };
+      }
+      // Cut short, a running create could leave part of an instance behind: it finishes (it
+      // reconciles the key when it settles) and what it made is deleted.
+      this.status.message = 'waiting for the create in flight to finish, then deleting what it made';
+      return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
     }
     const made = ops?.take();
     if (!id && made?.state === 'succeeded' && made.id) {
       this.status.providerID = made.id;
       this.status.instanceProvider = made.provider;
+      delete this.status.pendingCreate;
       return this.deleting();
     }
-    if (!id) return { requeue: { type: 'none' }, outcome: 'deleted', finalizer: 'remove' };
+    if (!id) return this.settlePendingCreate(made);
     const providerName = this.status.instanceProvider ?? this.proxy.spec.provider ?? '';
     const handle = this.ctx.provider(providerName);
     if (!handle) {
@@ -365,5 +381,56 @@ class Pass extends LifecyclePass {
     }
     this.status.message = `delete of instance ${id} accepted; waiting until the provider no longer finds it`;
     return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'ok' };
+  }
+
+  /**
+   * A Proxy being deleted without an instance ID: when `status.pendingCreate` says a create was
+   * started (by this process or one before it) and may have made part of an instance, that
+   * create is run to its end to learn the ID, and the next pass deletes it. Only a create that
+   * answered Permanent or QuotaExceeded (nothing of ours was made), or a marker this process
+   * wrote with no create run since, lets the finalizer go at once.
+   */
+  async settlePendingCreate(
+    made: CreateOperationView | undefined,
+  ): Promise<{ requeue: Requeue; outcome: Outcome; finalizer?: 'add' | 'remove' }> {
+    const ops = this.ctx.createOps;
+    const pending = this.status.pendingCreate;
+    const done = () => {
+      delete this.status.pendingCreate;
+      ops?.forget();
+      return {
+        requeue: { type: 'none' } as Requeue,
+        outcome: 'deleted' as Outcome,
+        finalizer: 'remove' as const,
+      };
+    };
+    if (!pending || !ops || ops.untouched() === pending.startedTime) return done();
+    const ran = made?.state === 'failed' && made.runningSince !== undefined;
+    if (ran && isCreateOutcome(made.error)) return done();
+    const handle = this.ctx.provider(pending.provider);
+    if (!handle) {
+      const message = `cannot finish the create started through provider ${JSON.stringify(pending.provider)} (not configured) to delete what it made; set annotation ${FORCE_DELETE_ANNOTATION}=true to remove the finalizer without it`;
+      if (this.status.message !== message) this.event('Warning', 'DeleteBlocked', message);
+      this.status.message = message;
+      return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
+    }
+    if (ran) {
+      const e = ProviderError.isInstance(made.error) ? made.error.message : String(made.error);
+      this.status.message = `finishing the interrupted create before deleting failed: ${e}; retrying`;
+      return { requeue: { type: 'backoff', tier: 'transient' }, outcome: 'transient' };
+    }
+    let spec: ProxySpec;
+    try {
+      spec = validateProxySpec(this.proxy.spec);
+    } catch (err) {
+      if (!ProxySpecError.isInstance(err)) throw err;
+      // No create was possible from this spec, so nothing was made by one.
+      return done();
+    }
+    const req = await this.createRequest(spec, { cloudInitOptional: true });
+    const token = `${this.proxy.metadata.uid ?? ''}:${pending.instanceSpecHash}`;
+    this.startCreate(ops, req, handle, token, pending.instanceSpecHash);
+    this.status.message = `finishing the interrupted create of ${req.name} through provider ${handle.name}, then deleting what it made`;
+    return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
   }
 }

@@ -13,7 +13,7 @@ import { down } from './down.js';
 import { startEchoServer } from './echo-server.js';
 import { formatIssue } from './proxy-documents.js';
 import { type RunningStandalone, startStandalone } from './standalone.js';
-import { type ProxyRecord, readState } from './state-file.js';
+import { type ProxyRecord, readState, removeStaleTempFiles } from './state-file.js';
 import {
   plainLine,
   plainProviderLine,
@@ -149,6 +149,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     throw new FlagError(
       `another up (pid ${prior.pid}) uses ${stateDir}; stop it or pass another --state-dir`,
     );
+  removeStaleTempFiles(stateDir, isAlive);
   const logFile = flags.logFile ?? join(stateDir, 'up.log');
   const file = pino.destination({ dest: logFile, sync: true, mkdir: true });
   const log = createOperatorLogger(flags.logLevel, flags.logFormat === 'text' ? textDestination(file) : file);

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureInstallation, readState, statePath, writeState } from './state-file.js';
+import { ensureInstallation, readState, removeStaleTempFiles, statePath, writeState } from './state-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ep-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,5 +39,19 @@ describe('the standalone state file', () => {
     expect(() => readState(d)).toThrow(`${statePath(d)} is not a standalone state file (kind "other")`);
     writeFileSync(statePath(d), '{oops');
     expect(() => readState(d)).toThrow(`${statePath(d)} is not JSON`);
+  });
+
+  it("removes the temp files of writers that died, and a live writer's never", () => {
+    const d = join(dir, 'tmp');
+    writeState(d, { installation: 'x', proxies: [] });
+    writeFileSync(`${statePath(d)}.111.tmp`, '{"half');
+    writeFileSync(`${statePath(d)}.222.tmp`, '{"half');
+    writeFileSync(join(d, 'other.111.tmp'), 'not ours');
+    removeStaleTempFiles(d, (pid) => pid === 222);
+    expect(readdirSync(d).sort()).toEqual([
+      'other.111.tmp',
+      'standalone-state.json',
+      'standalone-state.json.222.tmp',
+    ]);
   });
 });

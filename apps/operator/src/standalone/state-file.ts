@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { ProviderHealthStatus } from '../api/provider-health.js';
 import type { ProxyStatus } from '../api/proxy.js';
@@ -71,14 +81,45 @@ export function readState(stateDir: string): StandaloneState | undefined {
   return parsed;
 }
 
-/** Writes the state file atomically (temp file, then rename), so a reader never sees half of it. */
+/**
+ * Writes the state file atomically and durably: a temp file written and flushed to disk, renamed
+ * over the old one, then the directory flushed. A reader (or a process killed at any point, or a
+ * machine losing power) finds the old file or the new one, never half of one.
+ */
 export function writeState(stateDir: string, state: Omit<StandaloneState, 'kind' | 'updatedAt'>): void {
   mkdirSync(stateDir, { recursive: true });
   const path = statePath(stateDir);
   const tmp = `${path}.${process.pid}.tmp`;
   const full: StandaloneState = { kind: KIND, updatedAt: new Date().toISOString(), ...state };
-  writeFileSync(tmp, `${JSON.stringify(full, null, 2)}\n`, { mode: 0o600 });
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(full, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(tmp, path);
+  // The rename itself is durable once the directory entry is on disk.
+  const dir = openSync(stateDir, 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
+/** Removes temp files a killed writer left behind (`<state file>.<pid>.tmp` of a dead pid). */
+export function removeStaleTempFiles(stateDir: string, alive: (pid: number) => boolean): void {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = new RegExp(`^${STATE_FILE.replace('.', '\\.')}\\.(\\d+)\\.tmp$`).exec(n);
+    if (m && !alive(Number(m[1]))) rmSync(join(stateDir, n), { force: true });
+  }
 }
 
 /** The installation id of a state dir, generated once and kept in the state file. */

@@ -29,6 +29,22 @@ describe('ReferenceBackend', () => {
     expect(await b.domainAddress('h1', 'd', auth)).toMatch(/^192\.0\.2\.\d+$/);
   });
 
+  it('keeps the free space as volumes come, are rewritten and go', async () => {
+    const b = backend();
+    const GiB = 1024 ** 3;
+    const free = async () => (await b.poolInfo('h1', 'default', auth)).availableBytes;
+    expect(await free()).toBe(10 * GiB);
+    await b.createVolume('h1', { name: 'a', kind: 'overlay', owner: 'd', sizeBytes: 4 * GiB }, auth);
+    await b.writeSeed('h1', { name: 's', owner: 'd', content: new Uint8Array(1024) }, auth);
+    await b.writeSeed('h1', { name: 's', owner: 'd', content: new Uint8Array(2048) }, auth);
+    expect(await free()).toBe(6 * GiB - 2048);
+    await b.deleteVolume('h1', 'a', auth);
+    expect(await free()).toBe(10 * GiB - 2048);
+    expect(
+      await code(b.createVolume('h1', { name: 'b', kind: 'overlay', owner: 'd', sizeBytes: 10 * GiB }, auth)),
+    ).toBe('NO_SPACE');
+  });
+
   it('answers with native codes: missing, existing, out of space, wrong token', async () => {
     const b = backend();
     expect(await code(b.lookupDomain('h1', 'nope', auth))).toBe('NO_DOMAIN');

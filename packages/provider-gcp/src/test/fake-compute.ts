@@ -100,6 +100,8 @@ export class FakeCompute {
   readonly zones: string[];
   readonly timings: Timings;
   readonly calls: FakeCall[] = [];
+  /** Every injected fault as it was served: its step, and `reset`, the HTTP status, or `async:<code>`. */
+  readonly injected: { step: string; kind: string }[] = [];
   /** Service-account emails whose tokens were issued (never the tokens). */
   readonly tokensIssuedTo: string[] = [];
 
@@ -111,7 +113,8 @@ export class FakeCompute {
   readonly #firewalls = new Map<string, ComputeFirewall>();
   readonly #quotaLimits = new Map<string, number>();
   readonly #serviceAccounts = new Map<string, string>();
-  readonly #tokens = new Set<string>();
+  /** Issued access tokens and the service account each was issued to. */
+  readonly #tokens = new Map<string, string>();
   readonly #faults = new Map<string, { count: number; fault: FaultSpec }[]>();
   readonly #insertFailures: InsertFailure[] = [];
   readonly #gates = new Map<string, { waiters: (() => void)[]; reached: () => void; held: number }>();
@@ -254,6 +257,14 @@ export class FakeCompute {
   /** Lets the token endpoint accept JWTs signed by this key for this account. */
   registerServiceAccount(email: string, publicKeyPem: string): void {
     this.#serviceAccounts.set(email, publicKeyPem);
+  }
+  /**
+   * Disables a service account, as IAM does: its keys no longer get tokens (`invalid_grant`)
+   * and the tokens it holds are refused by the API (401 UNAUTHENTICATED).
+   */
+  disableServiceAccount(email: string): void {
+    this.#serviceAccounts.delete(email);
+    for (const [token, owner] of this.#tokens) if (owner === email) this.#tokens.delete(token);
   }
 
   reset(): void {
@@ -567,6 +578,7 @@ export class FakeCompute {
       }
       const fault = this.#takeFault(step, route.zone);
       if (fault) {
+        this.injected.push({ step, kind: fault.kind === 'reset' ? 'reset' : String(fault.error.status) });
         if (fault.kind === 'reset') cut();
         else fail(fault.error);
         return;
@@ -740,6 +752,7 @@ export class FakeCompute {
     let op: ComputeOperation;
     if (idx >= 0) {
       const [failure] = this.#insertFailures.splice(idx, 1);
+      if (failure) this.injected.push({ step: 'instances.insert', kind: `async:${failure.code}` });
       op = this.#newOperation(zone, 'insert', link, this.timings.insertDoneAfterMs, {
         failure: { code: failure!.code, message: failure!.message, httpStatus: failure!.httpStatus },
       });
@@ -869,14 +882,14 @@ export class FakeCompute {
       return;
     }
     const token = `ya29.fake-${createHash('sha256').update(randomBytes(16)).digest('hex')}`;
-    this.#tokens.add(token);
+    this.#tokens.set(token, claims.iss!);
     this.tokensIssuedTo.push(claims.iss!);
     reply(200, { access_token: token, expires_in: 3599, token_type: 'Bearer' });
   }
 
   /** Whether `token` was issued by this fake (for tests asserting it never leaked elsewhere). */
   issuedTokens(): string[] {
-    return [...this.#tokens];
+    return [...this.#tokens.keys()];
   }
 }
 

@@ -103,6 +103,8 @@ export class FakePve {
   readonly tasks = new Map<string, FakeTask>();
   readonly calls: FakeCall[] = [];
   readonly faults: FakeFault[] = [];
+  /** Every injected fault as it was served: its step, and its kind (or `status:<n>`, `delay`). */
+  readonly injected: { step: string; kind: string }[] = [];
   readonly offline = new Set<string>();
   errorFormat: 'current' | 'pre-8.3';
   taskMs: Record<string, number>;
@@ -384,6 +386,7 @@ export class FakePve {
     for (const t of this.tasks.values()) {
       if (t.status !== 'running' || t.held || t.endAt > now) continue;
       t.status = 'stopped';
+      t.endtime = Math.floor(now / 1000);
       let err: string | undefined;
       try {
         err = t.finish();
@@ -392,6 +395,76 @@ export class FakePve {
       }
       t.exitstatus = err === undefined ? 'OK' : err.replace(/\s*\n\s*/g, ' ').trim();
     }
+  }
+
+  /**
+   * The task's worker dies with its node (a crash, a reboot): it reads as stopped with status
+   * `unexpected status` (§9) and its effects stay as they were, a clone's placeholder with its
+   * `lock: clone` included.
+   */
+  abandonTask(upid: string): void {
+    const t = this.tasks.get(upid);
+    if (t?.status !== 'running') throw new Error(`fake PVE: no running task ${upid}`);
+    t.status = 'stopped';
+    t.endtime = Math.floor(Date.now() / 1000);
+    t.exitstatus = 'unexpected status';
+  }
+
+  /** GET /nodes/{node}/tasks (pve-manager API2/Tasks.pm node_tasks): active first, then the archive newest first. */
+  #taskList(r: Req, node: string): unknown[] {
+    const q = r.params;
+    const source = q.source ?? 'archive';
+    if (!['archive', 'active', 'all'].includes(source))
+      throw paramFail({
+        source: `value '${source}' does not have a value in the enumeration 'archive, active, all'`,
+      });
+    const auditor = this.#tokens.get(r.tokenId)?.privs.has('Sys.Audit') === true;
+    // Without Sys.Audit on the node a token sees its own tasks only.
+    const visible = (t: FakeTask) => auditor || `${t.user}!${t.tokenid}` === r.tokenId;
+    let count = 0;
+    const start = Number(q.start ?? 0);
+    let limit = Number(q.limit ?? 50);
+    const keep = (t: FakeTask) => {
+      if (t.node !== node || !visible(t)) return false;
+      if (q.userfilter && !t.user.toLowerCase().includes(q.userfilter.toLowerCase())) return false;
+      if (q.typefilter && t.type !== q.typefilter) return false;
+      if (q.vmid && t.id !== q.vmid) return false;
+      if (q.since !== undefined && t.starttime < Number(q.since)) return false;
+      if (q.until !== undefined && t.starttime > Number(q.until)) return false;
+      if (q.errors === '1' && t.exitstatus === 'OK') return false;
+      if (count++ < start || limit <= 0) return false;
+      limit--;
+      return true;
+    };
+    const entry = (t: FakeTask) => {
+      const e: Record<string, unknown> = {
+        upid: t.upid,
+        node: t.node,
+        pid: t.pid,
+        pstart: t.pstart,
+        starttime: t.starttime,
+        type: t.type,
+        id: t.id,
+        user: t.user,
+      };
+      if (t.tokenid) e.tokenid = t.tokenid;
+      if (t.status === 'running') e.status = 'RUNNING';
+      else {
+        e.status = t.exitstatus;
+        e.endtime = t.endtime;
+      }
+      return e;
+    };
+    const all = [...this.tasks.values()];
+    const out: unknown[] = [];
+    if (source !== 'archive') for (const t of all) if (t.status === 'running' && keep(t)) out.push(entry(t));
+    if (source !== 'active') {
+      const done = all
+        .filter((t) => t.status === 'stopped')
+        .sort((a, b) => (b.endtime ?? 0) - (a.endtime ?? 0));
+      for (const t of done) if (keep(t)) out.push(entry(t));
+    }
+    return out;
   }
 
   #runningClones(node: string): number {
@@ -454,6 +527,7 @@ export class FakePve {
     const f = this.#stepFaults.find((x) => x.step === step);
     if (!f) return;
     if (--f.count <= 0) this.#stepFaults.splice(this.#stepFaults.indexOf(f), 1);
+    this.injected.push({ step, kind: f.fault });
     throw faultFor(f.fault, path);
   }
 
@@ -540,6 +614,10 @@ export class FakePve {
     );
     if (!f) return;
     if (f.times !== undefined && --f.times <= 0) this.faults.splice(this.faults.indexOf(f), 1);
+    this.injected.push({
+      step: stepOf(method, path),
+      kind: f.status === 200 ? 'delay' : `status:${f.status}`,
+    });
     if (f.hang) await new Promise(() => {});
     if (f.delayMs) await new Promise((r) => setTimeout(r, f.delayMs));
     if (f.status === 200) return;
@@ -849,6 +927,8 @@ export class FakePve {
       return out;
     });
 
+    this.#on('GET', new RegExp(`^/nodes/${N}/tasks$`), (r, m) => this.#taskList(r, m[1]!));
+
     // §10
     this.#on('GET', new RegExp(`^/nodes/${N}/storage/([^/]+)/status$`), (r, m) => {
       this.#priv(r, `/storage/${m[2]}`, 'Datastore.Audit', 'Datastore.AllocateSpace');
@@ -1077,6 +1157,7 @@ export function stepOf(method: string, path: string): string {
     ['DELETE', /^\/nodes\/[^/]+\/qemu\/\d+$/, 'destroyVm'],
     ['GET', /^\/nodes\/[^/]+\/qemu\/\d+\/agent\/network-get-interfaces$/, 'agentInterfaces'],
     ['GET', /^\/nodes\/[^/]+\/tasks\/[^/]+\/status$/, 'taskStatus'],
+    ['GET', /^\/nodes\/[^/]+\/tasks$/, 'activeTasks'],
     ['GET', /^\/nodes\/[^/]+\/storage\/[^/]+\/status$/, 'storageStatus'],
     ['GET', /^\/nodes\/[^/]+\/storage\/[^/]+\/content$/, 'storageContent'],
     ['POST', /^\/nodes\/[^/]+\/storage\/[^/]+\/upload$/, 'uploadIso'],

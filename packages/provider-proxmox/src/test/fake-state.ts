@@ -53,6 +53,8 @@ export interface FakeTask {
   held: boolean;
   status: 'running' | 'stopped';
   exitstatus?: string;
+  /** When it ended (epoch seconds), once stopped. */
+  endtime?: number;
   /** Runs when the task ends; returns the error text, or undefined for OK. */
   finish: () => string | undefined;
 }
