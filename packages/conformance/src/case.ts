@@ -19,6 +19,11 @@ export interface ConformanceCase {
   applies(fixture: ConformanceFixture): true | string;
   /** The case's bound; the runner fails it when it takes longer. */
   readonly timeoutMs?: number;
+  /**
+   * The case reads the provider's spans: the runner installs the kit's span recorder as the
+   * global tracer provider for it (`ctx.spans`), or skips it with the reason it cannot.
+   */
+  readonly spans?: boolean;
   run(ctx: CaseContext): Promise<void>;
 }
 

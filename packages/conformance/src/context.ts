@@ -16,6 +16,7 @@ import type { BackendControl, SeedSpec } from './control.js';
 import { CaseSkipped, ConformanceFailure, describeError } from './failure.js';
 import type { ConformanceConfig, ConformanceFixture } from './fixture.js';
 import { cloudInitWith, newSentinel } from './sentinels.js';
+import type { SpanRecorder } from './span-recorder.js';
 
 /** How long one provider call in cleanup may take before the kit gives up on it. */
 const CLEANUP_CALL_MS = 5_000;
@@ -38,6 +39,8 @@ export interface CaseContext {
   readonly cloudInitSentinel: string;
   /** Every line logged through `logger()` or `opts()` in this case. */
   readonly lines: readonly LogLine[];
+  /** The spans recorded in this case; set only for cases that declare `spans`. */
+  readonly spans: SpanRecorder | undefined;
   /** A request with a unique name and UID, the harness's placement and a cloud-init with the sentinel. */
   request(overrides?: RequestOverrides): CreateRequest;
   /** A unique instance name for this case (tracked for cleanup). */
@@ -63,6 +66,8 @@ export interface CaseContext {
 
 export interface CaseSession {
   ctx: CaseContext;
+  /** Hands the case the span recorder the runner installed for it. */
+  useSpans(recorder: SpanRecorder): void;
   /** Deletes everything the case created or seeded; returns what it could not delete. */
   cleanup(): Promise<string[]>;
 }
@@ -76,6 +81,7 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
   const ids = new Set<string>();
   const seeded = new Map<string, string | undefined>();
   let counter = 0;
+  let spans: SpanRecorder | undefined;
 
   const logger = (verbosity: number) => {
     const own: LogLine[] = [];
@@ -106,6 +112,9 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
     config,
     cloudInitSentinel: sentinel,
     lines,
+    get spans() {
+      return spans;
+    },
     notes,
     name,
     request(overrides = {}) {
@@ -220,5 +229,11 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
     return leftovers;
   }
 
-  return { ctx, cleanup };
+  return {
+    ctx,
+    cleanup,
+    useSpans(recorder) {
+      spans = recorder;
+    },
+  };
 }

@@ -3,6 +3,7 @@ import { conformanceCases } from './cases/index.js';
 import { type CaseSession, createCaseSession } from './context.js';
 import { CaseSkipped, ConformanceFailure, describeError } from './failure.js';
 import type { ConformanceFixture, ConformanceHarness } from './fixture.js';
+import { type InstalledRecorder, installSpanRecorder } from './span-recorder.js';
 
 export interface SelectOptions {
   /** Run only these case ids. */
@@ -78,10 +79,19 @@ export interface OpenCase {
 export function openCase(c: ConformanceCase, fixture: ConformanceFixture, timeoutMs?: number): OpenCase {
   const session = createCaseSession(c.id, fixture);
   let closed = false;
+  let recording: InstalledRecorder | undefined;
   return {
     session,
     fixture,
-    run: () => bounded(c.run(session.ctx), timeoutMs ?? c.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, c.id),
+    async run() {
+      if (c.spans) {
+        const installed = await installSpanRecorder();
+        if (typeof installed === 'string') throw new CaseSkipped(`harness limit: ${installed}`);
+        recording = installed;
+        session.useSpans(installed.recorder);
+      }
+      await bounded(c.run(session.ctx), timeoutMs ?? c.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, c.id);
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -89,6 +99,7 @@ export function openCase(c: ConformanceCase, fixture: ConformanceFixture, timeou
       try {
         leftovers = await session.cleanup();
       } finally {
+        recording?.uninstall();
         await fixture.dispose?.();
       }
       if (leftovers.length > 0) {

@@ -38,6 +38,7 @@ export const closeCases: ConformanceCase[] = [
           err.code === ErrorCode.ProviderClosed,
           `${op} after close: expected code ${ErrorCode.ProviderClosed}, got ${err.code}`,
         );
+        check(err.reason.trim() !== '', `${op} after close: the error says nothing`);
       }
       const made = await ctx.backend.calls();
       check(

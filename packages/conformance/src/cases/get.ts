@@ -12,6 +12,14 @@ export function malformedIds(ctx: CaseContext): readonly string[] {
   return ctx.config.malformedIds ?? DEFAULT_MALFORMED_IDS;
 }
 
+/** An INVALID_ID error names the ID it could not use (as is or quoted) and says what it wants. */
+export function namesBadId(err: Error, bad: string, op: string): void {
+  check(
+    bad === '' || err.message.includes(bad) || err.message.includes(JSON.stringify(bad)),
+    `${op}(${JSON.stringify(bad)}): the error does not name the ID: ${err.message}`,
+  );
+}
+
 /** Creates one instance and returns its request and ID. */
 export async function oneInstance(ctx: CaseContext, zone?: string) {
   const req = ctx.request(zone ? { zone } : {});
@@ -241,6 +249,7 @@ export const getCases: ConformanceCase[] = [
           err.code === ErrorCode.InvalidId,
           `get(${JSON.stringify(bad)}): expected code ${ErrorCode.InvalidId}, got ${err.code}`,
         );
+        namesBadId(err, bad, 'get');
       }
     },
   },

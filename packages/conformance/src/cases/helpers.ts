@@ -143,3 +143,10 @@ export function expectAborted(err: unknown, what: string): void {
     `${what}: an abort must have code ${ErrorCode.Aborted} (or ${ErrorCode.Timeout}), got ${err.code}`,
   );
 }
+
+/** Every secret of the case by label: the cloud-init sentinel and the harness's credentials. */
+export function caseSecrets(ctx: CaseContext): Map<string, string> {
+  const secrets = new Map<string, string>([['the cloud-init sentinel', ctx.cloudInitSentinel]]);
+  for (const [i, s] of ctx.config.secrets.entries()) secrets.set(`credential #${i + 1}`, s);
+  return secrets;
+}

@@ -4,7 +4,7 @@ import type { ConformanceCase } from '../case.js';
 import type { CaseContext } from '../context.js';
 import { ConformanceFailure, check, describeError } from '../failure.js';
 import { oneInstance } from './get.js';
-import { observe, ok, outcome, resourceCounts } from './helpers.js';
+import { observe, ok, outcome, resourceCounts, snapshot } from './helpers.js';
 
 /** The configured zones, or one unnamed zone when IDs carry none. */
 const zonesOf = (ctx: CaseContext): (string | undefined)[] =>
@@ -135,7 +135,7 @@ export const listStrictCases: ConformanceCase[] = [
     id: 'LIST-10',
     group: 'listByTag',
     title:
-      'listSecondary lists every part left after the machine was removed out of band, and deleteSecondary removes them',
+      'listSecondary lists every part left after the machine was removed out of band, one ID and one kind per part, and deleteSecondary removes exactly that part',
     proves: 'garbage collection can always finish what a lost delete left behind',
     gate: 'secondaryResources = explicit-listable',
     applies: (f) =>
@@ -146,20 +146,46 @@ export const listStrictCases: ConformanceCase[] = [
         : `profile.secondaryResources is "${f.profile.secondaryResources}" or listSecondary/deleteSecondary is absent`,
     async run(ctx) {
       const { req } = await oneInstance(ctx);
+      const neighbour = await oneInstance(ctx);
       const had = await resourceCounts(ctx, req.name);
       if (had === 'none') ctx.skip('a create left no secondary resource the harness reports');
       await ctx.backend.removeInstance(req.name, req.placement.zone);
+      const spared = await snapshot(ctx, neighbour.req.name);
       const listed = (await ok(ctx.provider.listSecondary!(ctx.opts()), 'listSecondary')).filter(
         (r) => r.instanceName === req.name,
       );
-      const parts = (await ctx.backend.resources()).filter((r) => r.instance === req.name).length;
+      const partsOf = async () => (await ctx.backend.resources()).filter((r) => r.instance === req.name);
+      const parts = (await partsOf()).length;
       check(listed.length === parts, `${parts} parts are left but listSecondary lists ${listed.length}`);
-      for (const r of listed)
+      check(new Set(listed.map((r) => r.id)).size === listed.length, 'listSecondary lists one part twice');
+      // Which backend part each listed ID removes: one each, and one listed kind per kind of part.
+      const kinds = new Map<string, string>();
+      for (const r of listed) {
+        check(typeof r.kind === 'string' && r.kind.trim() !== '', `listSecondary gives ${r.id} no kind`);
+        const before = await partsOf();
         await ok(ctx.provider.deleteSecondary!(r.id, ctx.opts()), `deleteSecondary(${r.id})`);
+        const after = await partsOf();
+        const gone = before.filter((b) => !after.some((a) => a.name === b.name && a.zone === b.zone));
+        check(gone.length === 1, `deleteSecondary(${r.id}) removed ${gone.length} parts; one ID is one part`);
+        const kind = gone[0]!.kind;
+        const prior = kinds.get(kind);
+        check(
+          prior === undefined || prior === r.kind,
+          `listSecondary calls parts of kind ${kind} both ${prior} and ${r.kind}`,
+        );
+        kinds.set(kind, r.kind);
+      }
+      const named = new Set(kinds.values());
+      check(
+        named.size === kinds.size,
+        `listSecondary gives different kinds of part the same kind: ${[...kinds].map(([k, v]) => `${k} as ${v}`).join(', ')}`,
+      );
       for (const r of listed)
         await ok(ctx.provider.deleteSecondary!(r.id, ctx.opts()), `deleteSecondary(${r.id}) again`);
       const left = await resourceCounts(ctx, req.name);
       check(left === 'none', `deleteSecondary left ${left}`);
+      const after = await snapshot(ctx, neighbour.req.name);
+      check(after === spared, `deleteSecondary changed a live neighbour: before ${spared}, after ${after}`);
     },
   },
 ];

@@ -89,6 +89,9 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
     setUnreachable: (on, zone) => backend.setUnreachable(on, zone),
     setBusy: (on, zone) => backend.setBusy(on, zone),
     exhaustCapacity: (zone) => backend.setPoolFull(true, zone),
+    startFaults: ['crashes', 'powers-off', 'never-runs'],
+    failStart: (name, fault) => backend.failStart(name, fault),
+    markVariants: ['managed-false'],
     breakTarget: (target, condition) => {
       if (!(HOST_CONDITIONS as readonly string[]).includes(condition)) {
         throw new TypeError(`unknown host condition ${JSON.stringify(condition)}`);
@@ -105,11 +108,16 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
               createdAt: spec.mark.createdAt ?? new Date(),
               ...(spec.mark.installation ? { installation: spec.mark.installation } : {}),
             });
+      // The whole mark with the flag off, as a human switching management off would leave it.
+      const written =
+        spec.mark !== 'none' && spec.mark.managed === false
+          ? metadata?.replace('managed="true"', 'managed="false"')
+          : metadata;
       backend.seedDomain({
         host: h,
         name: spec.name,
         state: (spec.state ?? 'running') as DomainState,
-        ...(metadata ? { metadata } : {}),
+        ...(written ? { metadata: written } : {}),
         address: spec.address ?? true,
       });
       return formatId(h, spec.name);
@@ -190,6 +198,7 @@ export function createReferenceHarness(options: ReferenceHarnessOptions = {}): C
         providerName: name,
         placement: { zone: REFERENCE_HOSTS[0], machineType: 'small', image: 'debian-12' },
         validatedPlacement: ['zone', 'machineType', 'image'],
+        requiredPlacement: ['zone', 'machineType', 'image'],
         zones: REFERENCE_HOSTS,
         unconfiguredZoneId: (n) => formatId('retired', n),
         secrets: [token],

@@ -26,7 +26,7 @@ import { classifyBackendError } from './classify.js';
 import { type ReferenceConfig, type ResolvedReferenceConfig, resolveReferenceConfig } from './config.js';
 import { formatId, formatVolumeId, parseId, parseVolumeId } from './id.js';
 import { KeyedLock } from './keyed-lock.js';
-import { formatMark, type MarkReading, readMark } from './mark.js';
+import { formatMark, type Mark, type MarkReading, readMark } from './mark.js';
 import { referenceProfile } from './profile.js';
 import { isUp, mapState } from './state.js';
 
@@ -178,7 +178,7 @@ export class ReferenceProvider implements Provider {
     const id = formatId(p.host, req.name);
     const existing = await this.findExisting(ctx, req.name);
     if (existing) {
-      const own = this.ownership(readMark(existing.metadata), req.uid);
+      const own = this.ownership(this.readMark(existing.metadata), req.uid);
       if (own === 'unmarked') {
         throw permanentError(
           `domain ${req.name} on ${p.host} exists without our mark; refusing to adopt it`,
@@ -248,7 +248,7 @@ export class ReferenceProvider implements Provider {
         ),
       req.name,
     );
-    const metadata = formatMark({
+    const metadata = this.writeMark({
       uid: req.uid,
       createdAt: new Date(),
       ...(req.installation ? { installation: req.installation } : {}),
@@ -292,6 +292,16 @@ export class ReferenceProvider implements Provider {
     return reading.mark.uid === '' || reading.mark.uid === uid ? 'adopt' : 'foreign';
   }
 
+  /** The metadata element create writes: the mark, escaped. */
+  protected writeMark(mark: Mark): string {
+    return formatMark(mark);
+  }
+
+  /** What a domain's metadata says about ownership. */
+  protected readMark(metadata: string | undefined): MarkReading {
+    return readMark(metadata);
+  }
+
   /** Whether get, delete and listByTag treat a domain as ours: it carries our mark. */
   protected isOurs(reading: MarkReading): boolean {
     return reading.kind === 'marked';
@@ -333,7 +343,7 @@ export class ReferenceProvider implements Provider {
       this.configuredHost(host);
       const ctx: OpContext = { op: 'get', log, signal: opts?.signal, host };
       const dom = await this.call(ctx, 'lookup', (a) => this.backend.lookupDomain(host, name, a), name);
-      const reading = readMark(dom.metadata);
+      const reading = this.readMark(dom.metadata);
       if (reading.kind === 'unreadable') {
         throw permanentError(`domain ${name} on ${host} has an unreadable mark`, { code: 'MARK_UNREADABLE' });
       }
@@ -391,7 +401,7 @@ export class ReferenceProvider implements Provider {
   /** Stop, volumes, undefine: the volumes go before the domain so a failure leaves the domain for the next delete to find. */
   protected async remove(ctx: OpContext, name: string): Promise<void> {
     const dom = await this.findExisting(ctx, name);
-    if (dom && !this.isOurs(readMark(dom.metadata))) {
+    if (dom && !this.isOurs(this.readMark(dom.metadata))) {
       ctx.log.log(1, 'reference delete left a domain alone: not ours', { host: ctx.host, name });
       return;
     }
@@ -463,7 +473,7 @@ export class ReferenceProvider implements Provider {
             });
             continue;
           }
-          const reading = readMark(metadata);
+          const reading = this.readMark(metadata);
           if (reading.kind === 'unreadable') {
             skipped += 1;
             log.log(1, 'reference list skipped a domain with an unreadable mark', { host, name: d.name });
@@ -574,8 +584,9 @@ export class ReferenceProvider implements Provider {
     if (this.#closed) throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
   }
 
+  /** The call's logger; its lines carry the caller's trace (a backend call's own span overrides it). */
   protected logger(opts?: CallOptions): Logger {
-    return loggerOf(opts).child({ provider: this.name, type: this.type });
+    return loggerOf(opts).child({ provider: this.name, type: this.type, ...traceFields() });
   }
 
   protected configuredHost(host: string): void {
