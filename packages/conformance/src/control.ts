@@ -68,7 +68,9 @@ export const START_FAULTS: readonly StartFault[] = ['crashes', 'powers-off', 'ne
 /** Marks `BackendControl.seed` can write besides a plain one, declared in `markVariants`. */
 export type MarkVariant =
   /** `mark.managed: false`: the full mark, with the managed flag saying "not managed". */
-  'managed-false';
+  | 'managed-false'
+  /** `mark.createdAt` an invalid Date: the creation time written as text that is no time. */
+  | 'unparsable-created-at';
 
 /** A hold on one backend step, from `BackendControl.block`. */
 export interface StepGate {
@@ -174,7 +176,7 @@ export interface BackendControl {
   seed(spec: SeedSpec): Awaitable<string>;
   /** Makes an instance's mark unreadable (garbled metadata, unparsable labels). */
   corrupt?(name: string, zone?: string): Awaitable<void>;
-  /** The mark variants `seed` writes faithfully (GET-14 needs `managed-false`). */
+  /** The mark variants `seed` writes faithfully (GET-14 needs `managed-false`, GET-15 `unparsable-created-at`). */
   readonly markVariants?: readonly MarkVariant[];
 
   // ---- inspection

@@ -110,8 +110,9 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: '2.9',
-    summary: "lines inside a call carry that call's trace and span IDs",
-    cases: ['OPS-16'],
+    summary:
+      "lines inside a call carry that call's trace and span IDs; a backend call's line names it, its duration and its error",
+    cases: ['OPS-16', 'OPS-17'],
   },
   {
     rule: '2.10',
@@ -146,8 +147,8 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: 'axis: createdAt',
-    summary: 'the written or backend time read back',
-    cases: ['GET-07', 'CREATE-16'],
+    summary: 'the written or backend time read back; an unparsable one reads as absent',
+    cases: ['GET-07', 'CREATE-16', 'GET-15'],
   },
   {
     rule: 'axis: listPartial, listSkipsUnreadable',
@@ -178,7 +179,7 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   {
     rule: 'axis: childSpans, logging',
     summary: 'spans where the profile declares them; trace IDs in lines where it logs',
-    cases: ['OPS-13', 'OPS-14', 'OPS-15', 'OPS-16'],
+    cases: ['OPS-13', 'OPS-14', 'OPS-15', 'OPS-16', 'OPS-17'],
   },
 ]);
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { isNotFound } from '@egress-proxies/contract';
+import { ErrorCode, ErrorKind, isNotFound, ProviderError } from '@egress-proxies/contract';
 import type { ConformanceCase } from '../case.js';
 import type { CaseContext } from '../context.js';
 import { ConformanceFailure, check, describeError } from '../failure.js';
-import { oneInstance } from './get.js';
-import { observe, ok, outcome, resourceCounts, snapshot } from './helpers.js';
+import { DEFAULT_MALFORMED_IDS, namesBadId, oneInstance } from './get.js';
+import { expectKind, observe, ok, outcome, resourceCounts, snapshot } from './helpers.js';
 
 /** The configured zones, or one unnamed zone when IDs carry none. */
 const zonesOf = (ctx: CaseContext): (string | undefined)[] =>
@@ -135,7 +135,7 @@ export const listStrictCases: ConformanceCase[] = [
     id: 'LIST-10',
     group: 'listByTag',
     title:
-      'listSecondary lists every part left after the machine was removed out of band, one ID and one kind per part, and deleteSecondary removes exactly that part',
+      'listSecondary lists every part left after the machine was removed out of band, one ID and one kind per part; deleteSecondary removes exactly that part, and refuses a malformed or garbled ID',
     proves: 'garbage collection can always finish what a lost delete left behind',
     gate: 'secondaryResources = explicit-listable',
     applies: (f) =>
@@ -158,6 +158,33 @@ export const listStrictCases: ConformanceCase[] = [
       const parts = (await partsOf()).length;
       check(listed.length === parts, `${parts} parts are left but listSecondary lists ${listed.length}`);
       check(new Set(listed.map((r) => r.id)).size === listed.length, 'listSecondary lists one part twice');
+      // A secondary ID is parsed whole, like an instance ID: garbage around it never deletes the part.
+      for (const r of listed) {
+        for (const bad of [`/${r.id}`, `${r.id}/`, `x${r.id}`, `${r.id}/x`, ` ${r.id}`, `${r.id}\n`]) {
+          const s = await outcome(
+            ctx.provider.deleteSecondary!(bad, ctx.opts()),
+            `deleteSecondary(${JSON.stringify(bad)})`,
+          );
+          check(
+            s.ok || (ProviderError.isInstance(s.error) && s.error.kind === ErrorKind.Permanent),
+            `deleteSecondary(${JSON.stringify(bad)}): expected Permanent INVALID_ID (or nothing done), got ${s.ok ? '' : describeError(s.error)}`,
+          );
+        }
+      }
+      check((await partsOf()).length === parts, 'deleteSecondary of a garbled ID removed a part');
+      for (const bad of DEFAULT_MALFORMED_IDS) {
+        await ctx.backend.clearCalls();
+        const what = `deleteSecondary(${JSON.stringify(bad)})`;
+        const err = await ctx.rejects(ctx.provider.deleteSecondary!(bad, ctx.opts()), what);
+        expectKind(err, ErrorKind.Permanent, what);
+        check(
+          err.code === ErrorCode.InvalidId,
+          `${what}: expected code ${ErrorCode.InvalidId}, got ${err.code}`,
+        );
+        namesBadId(err, bad, 'deleteSecondary');
+        const made = await ctx.backend.calls();
+        check(made.length === 0, `${what} made backend calls: ${made.map((c) => c.step).join(', ')}`);
+      }
       // Which backend part each listed ID removes: one each, and one listed kind per kind of part.
       const kinds = new Map<string, string>();
       for (const r of listed) {

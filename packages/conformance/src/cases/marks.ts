@@ -73,4 +73,39 @@ export const markCases: ConformanceCase[] = [
       check(before === after, `a managed="false" instance was changed: before ${before}, after ${after}`);
     },
   },
+  {
+    id: 'GET-15',
+    group: 'get',
+    title:
+      'a written createdAt that does not parse reads as absent: get and listByTag still answer, with the uid',
+    proves:
+      'one damaged timestamp neither hides an instance from garbage collection nor fails every reconcile of it',
+    gate: 'createdAt = written-at-create, backend.markVariants includes unparsable-created-at',
+    applies: (f) => {
+      if (f.profile.createdAt !== 'written-at-create')
+        return `profile.createdAt is "${f.profile.createdAt}": the backend keeps the time, nothing is parsed`;
+      return f.backend.markVariants?.includes('unparsable-created-at')
+        ? true
+        : 'backend.markVariants lacks "unparsable-created-at": the harness cannot write a bad creation time';
+    },
+    async run(ctx) {
+      const uid = randomUUID();
+      const id = await ctx.seed({ name: ctx.name(), mark: { uid, createdAt: new Date(Number.NaN) } });
+      const inst = await ok(
+        ctx.provider.get(id, ctx.opts()),
+        'get of an instance with an unparsable createdAt',
+      );
+      check(inst.uid === uid, `get read uid ${JSON.stringify(inst.uid)}; the mark holds ${uid}`);
+      check(
+        inst.createdAt === undefined,
+        `get read createdAt ${String(inst.createdAt)} from text that is no time`,
+      );
+      const listed = (await ok(ctx.provider.listByTag(ctx.opts()), 'listByTag')).filter((i) => i.id === id);
+      check(listed.length === 1, `listByTag returned ${listed.length} entries for ${id}`);
+      check(
+        listed[0]!.createdAt === undefined,
+        `listByTag read createdAt ${String(listed[0]!.createdAt)} from text that is no time`,
+      );
+    },
+  },
 ];

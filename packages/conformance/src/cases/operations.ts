@@ -103,7 +103,8 @@ export const operationCases: ConformanceCase[] = [
   {
     id: 'OPS-04',
     group: 'operations',
-    title: 'logging tiers: silent at V0, outcome lines at V1, detail at V2, each line naming the provider',
+    title:
+      'logging tiers: silent without a logger or at V0, outcome lines at V1 (the Checker naming each target), detail at V2, each line naming the provider',
     proves: 'operators get a quiet default and can turn on detail without code changes',
     gate: 'logging (tiered or none)',
     applies: () => true,
@@ -112,9 +113,16 @@ export const operationCases: ConformanceCase[] = [
       const out = await captureOutput(async () => {
         const req = ctx.request();
         const silent = ctx.logger(0);
-        const id = await ok(ctx.create(req, {}), 'create without a logger');
+        // Call options are optional: every call works without them, and without a logger says nothing.
+        const id = await ok(provider.create(req), 'create without call options');
+        ctx.track(id);
+        await ok(provider.get(id), 'get without call options');
         await ok(provider.get(id, { logger: silent.logger }), 'get at V0');
+        await ok(provider.listByTag(), 'listByTag without call options');
         await ok(provider.listByTag({}), 'listByTag without a logger');
+        if (provider.listSecondary) await ok(provider.listSecondary(), 'listSecondary without call options');
+        if (ctx.checker) await ok(ctx.checker.check(), 'check without call options');
+        await ok(provider.delete(id), 'delete without call options');
         await ok(provider.delete(id, { logger: silent.logger }), 'delete at V0');
         check(silent.lines.length === 0, `a V0 logger received ${silent.lines.length} lines`);
       });
@@ -152,6 +160,23 @@ export const operationCases: ConformanceCase[] = [
           for (const [op, n] of Object.entries(counts)) check(n >= 1, `${op} logged no outcome line at V1`);
         }
         perTier.push(counts.create ?? 0);
+      }
+      if (ctx.checker && ctx.profile.logging === 'tiered') {
+        const l = ctx.logger(1);
+        const results = await ok(ctx.checker.check({ logger: l.logger }), 'check at V1');
+        for (const line of l.lines) {
+          check(
+            line.provider === ctx.config.providerName,
+            `check line "${line.msg}" carries provider ${JSON.stringify(line.provider)}, configured ${JSON.stringify(ctx.config.providerName)}`,
+          );
+        }
+        // Lines about a target carry it: each target's outcome is in some V1 line.
+        for (const r of results) {
+          check(
+            l.lines.some((line) => Object.values(line).includes(r.target)),
+            `no V1 line of check names the target ${r.target}`,
+          );
+        }
       }
       if (ctx.profile.logging === 'tiered') {
         check(

@@ -13,6 +13,9 @@ function makesSpans(f: ConformanceFixture): true | string {
   return f.profile.childSpans !== 'none' || 'profile.childSpans is "none": the provider makes no spans';
 }
 
+/** Fields every line of a call carries, which say nothing about the backend call itself. */
+const LINE_FRAME = new Set(['level', 'msg', 'provider', 'type', 'traceId', 'spanId']);
+
 const names = (spans: readonly RecordedSpan[]) => spans.map((s) => s.name || '(unnamed)').join(', ');
 
 /** Runs one call under a fresh caller span and returns its outcome with the spans it made. */
@@ -190,6 +193,82 @@ export const tracingCases: ConformanceCase[] = [
       const failing = await call('get after delete', (o) => ctx.provider.get(ida, o));
       await outcome(failing.promise, failing.what);
       if (failing.lines.length > 0) linesOf(failing.what, failing.parent, failing.lines);
+    },
+  },
+  {
+    id: 'OPS-17',
+    group: 'operations',
+    title:
+      "a line written inside a backend call's span names the call as the span does, with its duration, and with the error when the call failed",
+    proves:
+      'a span and its log line can be matched by eye or by query, and a failed backend call says why in the log too',
+    gate: 'logging != none, childSpans != none',
+    applies: (f) => {
+      if (f.profile.logging === 'none') return 'profile.logging is "none": the provider writes no lines';
+      return makesSpans(f);
+    },
+    spans: true,
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const rec = ctx.spans!;
+      let judged = 0;
+      let logger = ctx.logger(1).logger;
+      const calls = await operationCalls(ctx, (signal) => (signal ? { logger, signal } : { logger }));
+      for (const { op, steps, fresh } of calls) {
+        // The operation clean, then failing at its first step.
+        for (const fault of [undefined, steps[0]]) {
+          await ctx.backend.reset();
+          const run = await fresh();
+          rec.clear();
+          const l = ctx.logger(1);
+          logger = l.logger;
+          if (fault) await ctx.backend.failNext(fault, 1, 'internal');
+          const what = fault ? `${op} failing at ${fault}` : op;
+          const { parent, promise } = rec.underParent(`conformance ${what}`, () =>
+            run(new AbortController().signal),
+          );
+          await outcome(promise, what);
+          await ctx.backend.reset();
+          for (const span of rec.descendants(parent)) {
+            const inside = l.lines.filter((line) => line.spanId === span.spanId);
+            if (inside.length === 0) continue;
+            judged += 1;
+            const call = span.name.slice(span.name.lastIndexOf('.') + 1).toLowerCase();
+            check(
+              inside.some((line) =>
+                Object.entries(line).some(
+                  ([k, v]) =>
+                    !LINE_FRAME.has(k) && typeof v === 'string' && v !== '' && v.toLowerCase() === call,
+                ),
+              ),
+              `${what}: no line inside span ${JSON.stringify(span.name)} names the call ${JSON.stringify(call)}: ${JSON.stringify(inside)}`,
+            );
+            check(
+              inside.some((line) =>
+                Object.entries(line).some(
+                  ([k, v]) => k !== 'level' && typeof v === 'number' && Number.isFinite(v),
+                ),
+              ),
+              `${what}: no line inside span ${span.name} carries the call's duration`,
+            );
+            if (span.status.code === SpanStatusCode.ERROR) {
+              check(
+                inside.some((line) =>
+                  Object.entries(line).some(
+                    ([k, v]) => /error/i.test(k) && typeof v === 'string' && v.trim() !== '',
+                  ),
+                ),
+                `${what}: span ${span.name} failed but no line inside it carries the error`,
+              );
+            }
+          }
+        }
+      }
+      await ctx.backend.reset();
+      if (judged === 0)
+        ctx.skip(
+          "no line was written inside a backend call's span: the provider logs its calls outside them",
+        );
     },
   },
 ];

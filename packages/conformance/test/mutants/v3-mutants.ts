@@ -212,6 +212,40 @@ class BadIdsNamedVaguely extends ReferenceProvider {
   }
 }
 
+class CallLinesWithoutTheCall extends ReferenceProvider {
+  // Logs each backend call without saying which call it was or how long it took.
+  protected override call<T>(
+    ctx: OpContext,
+    step: string,
+    fn: (auth: BackendAuth) => Promise<T>,
+    name?: string,
+  ): Promise<T> {
+    const quiet = { ...ctx, log: { ...ctx.log, log: () => {} } as Logger };
+    return withSpan(`reference.${step}`, {}, async () => {
+      try {
+        return await super.call(quiet, step, fn, name);
+      } finally {
+        ctx.log.log(1, 'reference backend call', { host: ctx.host, ...traceFields() });
+      }
+    });
+  }
+}
+
+class UnparsableCreatedAtIsNow extends ReferenceProvider {
+  protected override readMark(metadata: string | undefined): MarkReading {
+    const r = super.readMark(metadata);
+    if (r.kind !== 'marked' || r.mark.createdAt || !metadata?.includes('createdAt=')) return r;
+    return { kind: 'marked', mark: { ...r.mark, createdAt: new Date() } };
+  }
+}
+
+class SecondaryIdsUnanchored extends ReferenceProvider {
+  override deleteSecondary(id: string, opts?: CallOptions): Promise<void> {
+    const m = /hosts\/[a-z0-9-]+\/volumes\/[A-Za-z0-9._-]+/.exec(id);
+    return super.deleteSecondary(m ? m[0] : id, opts);
+  }
+}
+
 class LogsIntoTheWrongTrace extends ReferenceProvider {
   protected override createDetail(req: CreateRequest, p: Placement): LogFields {
     return { ...super.createDetail(req, p), traceId: randomUUID().replaceAll('-', '') };
@@ -327,6 +361,24 @@ export const V3_MUTANTS: readonly Mutant[] = [
     breaks: 'deleteSecondary removes exactly the part its ID names',
     caughtBy: ['LIST-10'],
     make: sub(OneIdRemovesEveryPart),
+  },
+  {
+    name: 'backend call lines that do not name the call',
+    breaks: "a backend call's line names the call as its span does, with its duration",
+    caughtBy: ['OPS-17'],
+    make: sub(CallLinesWithoutTheCall),
+  },
+  {
+    name: 'an unparsable createdAt reads as now',
+    breaks: 'a written createdAt that does not parse reads as absent',
+    caughtBy: ['GET-15'],
+    make: sub(UnparsableCreatedAtIsNow),
+  },
+  {
+    name: 'unanchored secondary IDs',
+    breaks: 'a secondary ID is parsed whole',
+    caughtBy: ['LIST-10'],
+    make: sub(SecondaryIdsUnanchored),
   },
   {
     name: 'a malformed ID error that does not name it',
