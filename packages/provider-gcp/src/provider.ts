@@ -10,6 +10,7 @@ import {
   type Provider,
   type ProviderProfile,
   permanentError,
+  traceFields,
   wrapError,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
@@ -115,7 +116,8 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
   const loggerFor = (opts: CallOptions | undefined) => opts?.logger ?? options.logger ?? loggerOf(undefined);
   let closed = false;
   const run = <T>(operation: string, opts: CallOptions | undefined, fn: () => Promise<T>): Promise<T> => {
-    const logger = loggerFor(opts).child({ provider: name, operation });
+    // The caller's trace IDs on every line of the call (a backend call's own span overrides them).
+    const logger = loggerFor(opts).child({ provider: name, operation, ...traceFields() });
     return runWithLogger(logger, async () => {
       try {
         if (closed) {
@@ -130,7 +132,7 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
   };
   const withLogger = (opts: CallOptions | undefined, operation: string): CallOptions => ({
     ...opts,
-    logger: loggerFor(opts).child({ provider: name, operation }),
+    logger: loggerFor(opts).child({ provider: name, operation, ...traceFields() }),
   });
 
   return {
@@ -159,7 +161,13 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
           ),
         );
       }
-      return runWithLogger(loggerOf(o), () => check(ctx, o));
+      return runWithLogger(loggerOf(o), async () => {
+        const results = await check(ctx, o);
+        for (const r of results) {
+          loggerOf(o).log(1, 'gcp project checked', { project: r.target, ready: r.ready, reason: r.reason });
+        }
+        return results;
+      });
     },
     async close() {
       if (closed) return;
