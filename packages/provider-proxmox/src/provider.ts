@@ -11,6 +11,7 @@ import {
   type Provider,
   permanentError,
   type SecondaryResource,
+  traceFields,
   wrapError,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
@@ -105,7 +106,10 @@ export function createProxmoxProvider(
   let closed = false;
 
   const ctxFor = (opts?: CallOptions): Ctx => {
-    const log = opts?.logger ? opts.logger.child({ logger: 'proxmox', provider: name }) : baseLogger;
+    // Every line of the call carries the caller's trace IDs (contract 2.9).
+    const log = (opts?.logger ? opts.logger.child({ logger: 'proxmox', provider: name }) : baseLogger).child(
+      traceFields(),
+    );
     return {
       provider: name,
       cfg,
