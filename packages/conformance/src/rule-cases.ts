@@ -59,7 +59,7 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   {
     rule: '2.3',
     summary: 'delete of something absent is success, parts included',
-    cases: ['DELETE-02', 'DELETE-03', 'DELETE-05', 'DELETE-06', 'DELETE-07', 'DELETE-09'],
+    cases: ['DELETE-02', 'DELETE-03', 'DELETE-05', 'DELETE-06', 'DELETE-07', 'DELETE-09', 'DELETE-12'],
   },
   {
     rule: '2.3',

@@ -22,7 +22,8 @@ export const badRequestCases: ConformanceCase[] = [
   {
     id: 'CREATE-18',
     group: 'create',
-    title: 'a malformed request (bad name, non-string uid) is Permanent, before any backend call',
+    title:
+      'a malformed request (bad name, non-string uid) is Permanent INVALID_REQUEST, before any backend call',
     proves: 'a broken spec stops the reconciler with a clear error instead of reaching the backend',
     gate: 'always',
     applies: () => true,
@@ -31,7 +32,10 @@ export const badRequestCases: ConformanceCase[] = [
         await ctx.backend.clearCalls();
         const err = await ctx.rejects(ctx.provider.create(req, ctx.opts()), `create with ${what}`);
         expectKind(err, ErrorKind.Permanent, `create with ${what}`);
-        check(err.reason.trim() !== '', `create with ${what}: the error says nothing`);
+        check(
+          err.code === ErrorCode.InvalidRequest,
+          `create with ${what}: expected code ${ErrorCode.InvalidRequest}, got ${err.code}`,
+        );
         const calls = await ctx.backend.calls();
         check(
           calls.length === 0,

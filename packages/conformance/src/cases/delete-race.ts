@@ -15,6 +15,7 @@ import {
   resourceCounts,
   stepsOf,
   viewsNamed,
+  whileHeld,
 } from './helpers.js';
 
 /** Waits (for a returns-early delete) until neither the instance nor any part of it is left. */
@@ -141,6 +142,50 @@ export const deleteRaceCases: ConformanceCase[] = [
         }
         await ok(ctx.provider.delete(id, ctx.opts()), `the delete after a failure at ${step}`);
         await nothingLeft(ctx, req.name, `a delete failing at ${step}, then another`);
+      }
+    },
+  },
+  {
+    id: 'DELETE-12',
+    group: 'delete',
+    title:
+      'an instance removed (or stopped) by someone else while delete is at any of its steps is success, and nothing is left',
+    proves:
+      'a finalizer racing garbage collection or a human never fails on a part the other one removed first, and never stops halfway',
+    gate: 'always (stopped: backend.steps.stop)',
+    applies: () => true,
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const probe = await oneInstance(ctx);
+      const steps = stepsOf(
+        await observe(ctx, () => ok(ctx.provider.delete(probe.id, ctx.opts()), 'delete')),
+      );
+      const meanwhile: [string, (name: string, zone: string | undefined) => Promise<void>][] = [
+        [
+          'removed',
+          async (name, zone) => {
+            await ctx.backend.removeInstance(name, zone);
+            await ctx.backend.removeResources(name, zone);
+          },
+        ],
+      ];
+      if (ctx.backend.steps.stop) {
+        meanwhile.push(['stopped', async (name, zone) => ctx.backend.stopInstance(name, zone)]);
+      }
+      for (const step of steps) {
+        for (const [how, act] of meanwhile) {
+          await ctx.backend.reset();
+          const { id, req } = await oneInstance(ctx);
+          const what = `a delete held at ${step} while the instance was ${how} out of band`;
+          const s = await whileHeld(
+            ctx,
+            step,
+            () => ctx.provider.delete(id, ctx.opts()),
+            async () => act(req.name, req.placement.zone),
+          );
+          check(s.ok, `${what} failed: ${s.ok ? '' : describeError(s.error)}`);
+          await nothingLeft(ctx, req.name, what);
+        }
       }
     },
   },

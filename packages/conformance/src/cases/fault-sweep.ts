@@ -29,7 +29,10 @@ const EXPECTED: Record<Exclude<InjectableFault, 'not-found'>, Expectation> = {
 export interface SweptFault {
   fault: string;
   expect: Expectation;
-  createOnly: boolean;
+  /** The operations it is injected into (all when absent). */
+  ops?: readonly string[];
+  /** It says a part is gone that is still there: a call that absorbs it has nothing to be judged on. */
+  lies?: boolean;
 }
 
 /** The faults to sweep for this fixture, each with what it must become. */
@@ -37,17 +40,23 @@ export function sweptFaults(ctx: CaseContext): SweptFault[] {
   const declared: InjectableFault[] = [...FAULT_KINDS, ...(ctx.backend.faultKinds ?? [])];
   const out: SweptFault[] = [];
   for (const f of new Set(declared)) {
-    // A real absence is judged by the NotFound cases; capacity only where the profile detects it.
-    if (f === 'not-found') continue;
+    if (f === 'not-found') {
+      // get's NotFound is judged by the get cases and create's by CREATE-08; anywhere else a
+      // backend "not found" is a part already gone or a race, never "the instance is gone" (2.2).
+      out.push({
+        fault: f,
+        expect: { kind: ErrorKind.Transient },
+        ops: ['delete', 'listByTag', 'listSecondary', 'deleteSecondary'],
+        lies: true,
+      });
+      continue;
+    }
+    // Capacity only where the profile detects it, and only create needs any.
     if (f === 'out-of-capacity' && ctx.profile.quota !== 'detected') continue;
-    out.push({ fault: f, expect: EXPECTED[f], createOnly: f === 'out-of-capacity' });
+    out.push({ fault: f, expect: EXPECTED[f], ...(f === 'out-of-capacity' ? { ops: ['create'] } : {}) });
   }
   for (const x of ctx.backend.extraFaults ?? []) {
-    out.push({
-      fault: x.fault,
-      expect: { kind: x.kind, ...(x.code ? { codes: [x.code] } : {}) },
-      createOnly: false,
-    });
+    out.push({ fault: x.fault, expect: { kind: x.kind, ...(x.code ? { codes: [x.code] } : {}) } });
   }
   return out;
 }
@@ -91,7 +100,7 @@ export async function sweep(
   for (const { op, steps, fresh } of await operationCalls(ctx, opts)) {
     for (const step of steps) {
       for (const fault of faults) {
-        if (fault.createOnly && op !== 'create') continue;
+        if (fault.ops && !fault.ops.includes(op)) continue;
         await ctx.backend.reset();
         const before = await namesOnBackend(ctx);
         const run = await fresh();
@@ -135,7 +144,7 @@ export const faultSweepCases: ConformanceCase[] = [
     id: 'OPS-08',
     group: 'operations',
     title:
-      'every fault kind at every step of every operation gives the kind and code the contract assigns, or is absorbed with the job done',
+      'every fault kind at every step of every operation gives the kind and code the contract assigns (a not-found outside get and create is never NotFound), or is absorbed with the job done',
     proves:
       'classification holds everywhere, not only where a case happened to look: only a real absence is NotFound, unclassified is Transient, rejected credentials are Permanent, capacity is QuotaExceeded at any create step; a create or a waiting delete that swallows a fault still made or removed everything',
     gate: 'always (out-of-capacity: quota = detected; extra kinds: backend.faultKinds, backend.extraFaults)',
@@ -147,7 +156,7 @@ export const faultSweepCases: ConformanceCase[] = [
       await sweep(ctx, sweptFaults(ctx), async (round) => {
         const { op, what, fault, result } = round;
         // A provider may absorb a fault (a retried call, an address source that is optional).
-        if (result.ok) return absorbedCleanly(ctx, round);
+        if (result.ok) return fault.lies ? undefined : absorbedCleanly(ctx, round);
         surfaced += 1;
         const err = result.error;
         check(ProviderError.isInstance(err), `${what}: not a ProviderError (${describeError(err)})`);

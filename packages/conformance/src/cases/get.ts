@@ -256,7 +256,7 @@ export const getCases: ConformanceCase[] = [
   {
     id: 'GET-09',
     group: 'get',
-    title: 'an unconfigured zone or host is Permanent INVALID_ID',
+    title: 'an unconfigured zone or host is Permanent INVALID_ID, naming the configured ones',
     proves: 'an ID from a host removed from the config is reported, not retried forever or read as gone',
     gate: 'config.unconfiguredZoneId',
     applies: (f) =>
@@ -268,6 +268,12 @@ export const getCases: ConformanceCase[] = [
       check(
         err.code === ErrorCode.InvalidId,
         `get(${id}): expected code ${ErrorCode.InvalidId}, got ${err.code}`,
+      );
+      // What was expected: the configured zones, so the user sees the ID is from a retired one.
+      const configured = ctx.config.zones?.[0];
+      check(
+        configured === undefined || err.message.includes(configured),
+        `get(${id}): the error does not name the configured zones (${configured} is one): ${err.message}`,
       );
     },
   },

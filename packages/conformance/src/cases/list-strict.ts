@@ -4,7 +4,16 @@ import type { ConformanceCase } from '../case.js';
 import type { CaseContext } from '../context.js';
 import { ConformanceFailure, check, describeError } from '../failure.js';
 import { DEFAULT_MALFORMED_IDS, namesBadId, oneInstance } from './get.js';
-import { expectKind, observe, ok, outcome, resourceCounts, snapshot } from './helpers.js';
+import {
+  expectKind,
+  observe,
+  ok,
+  outcome,
+  resourceCounts,
+  snapshot,
+  wellFormedInstances,
+  wellFormedSecondaries,
+} from './helpers.js';
 
 /** The configured zones, or one unnamed zone when IDs carry none. */
 const zonesOf = (ctx: CaseContext): (string | undefined)[] =>
@@ -44,6 +53,7 @@ export const listStrictCases: ConformanceCase[] = [
       const calls = await observe(ctx, async () => {
         listed = await ok(ctx.provider.listByTag(ctx.opts()), 'listByTag');
       });
+      wellFormedInstances(ctx, listed, 'listByTag');
       for (const [id, w] of want) {
         const found = listed.filter((x) => x.id === id);
         check(found.length === 1, `listByTag returned ${found.length} entries for ${id}`);
@@ -151,16 +161,17 @@ export const listStrictCases: ConformanceCase[] = [
       if (had === 'none') ctx.skip('a create left no secondary resource the harness reports');
       await ctx.backend.removeInstance(req.name, req.placement.zone);
       const spared = await snapshot(ctx, neighbour.req.name);
-      const listed = (await ok(ctx.provider.listSecondary!(ctx.opts()), 'listSecondary')).filter(
-        (r) => r.instanceName === req.name,
-      );
+      const everything = await ok(ctx.provider.listSecondary!(ctx.opts()), 'listSecondary');
+      wellFormedSecondaries(everything, 'listSecondary');
+      const listed = everything.filter((r) => r.instanceName === req.name);
       const partsOf = async () => (await ctx.backend.resources()).filter((r) => r.instance === req.name);
       const parts = (await partsOf()).length;
       check(listed.length === parts, `${parts} parts are left but listSecondary lists ${listed.length}`);
       check(new Set(listed.map((r) => r.id)).size === listed.length, 'listSecondary lists one part twice');
       // A secondary ID is parsed whole, like an instance ID: garbage around it never deletes the part.
       for (const r of listed) {
-        for (const bad of [`/${r.id}`, `${r.id}/`, `x${r.id}`, `${r.id}/x`, ` ${r.id}`, `${r.id}\n`]) {
+        const garbled = [`/${r.id}`, `${r.id}/`, `x${r.id}`, `${r.id}/x`, ` ${r.id}`, `${r.id}\n`];
+        for (const bad of [...garbled, [r.id] as unknown as string]) {
           const s = await outcome(
             ctx.provider.deleteSecondary!(bad, ctx.opts()),
             `deleteSecondary(${JSON.stringify(bad)})`,
@@ -207,8 +218,8 @@ export const listStrictCases: ConformanceCase[] = [
         named.size === kinds.size,
         `listSecondary gives different kinds of part the same kind: ${[...kinds].map(([k, v]) => `${k} as ${v}`).join(', ')}`,
       );
-      for (const r of listed)
-        await ok(ctx.provider.deleteSecondary!(r.id, ctx.opts()), `deleteSecondary(${r.id}) again`);
+      // Again (absent is success), and without call options, which are optional.
+      for (const r of listed) await ok(ctx.provider.deleteSecondary!(r.id), `deleteSecondary(${r.id}) again`);
       const left = await resourceCounts(ctx, req.name);
       check(left === 'none', `deleteSecondary left ${left}`);
       const after = await snapshot(ctx, neighbour.req.name);

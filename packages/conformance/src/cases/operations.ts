@@ -221,11 +221,17 @@ export const operationCases: ConformanceCase[] = [
   {
     id: 'OPS-06',
     group: 'operations',
-    title: 'constructing the provider makes no backend call',
+    title: 'constructing the provider makes no backend call, and it carries its configured name and a type',
     proves: 'a provider entry with a dead backend never blocks the operator from starting',
     gate: 'always',
     applies: () => true,
     async run(ctx) {
+      const { provider } = ctx;
+      check(
+        provider.name === ctx.config.providerName,
+        `the provider calls itself ${JSON.stringify(provider.name)}; it was configured as ${JSON.stringify(ctx.config.providerName)}`,
+      );
+      check(typeof provider.type === 'string' && provider.type !== '', 'the provider has no type');
       const calls = await ctx.backend.calls();
       check(
         calls.length === 0,

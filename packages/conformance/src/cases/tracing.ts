@@ -212,6 +212,33 @@ export const tracingCases: ConformanceCase[] = [
     async run(ctx) {
       const rec = ctx.spans!;
       let judged = 0;
+      /** Judges every span of one call that has lines inside it. */
+      const judge = (what: string, parent: RecordedSpan, lines: readonly Record<string, unknown>[]) => {
+        for (const span of rec.descendants(parent)) {
+          const inside = lines.filter((line) => line.spanId === span.spanId);
+          if (inside.length === 0) continue;
+          judged += 1;
+          const call = span.name.slice(span.name.lastIndexOf('.') + 1).toLowerCase();
+          const some = (p: (k: string, v: unknown) => boolean) =>
+            inside.some((line) => Object.entries(line).some(([k, v]) => p(k, v)));
+          check(
+            some(
+              (k, v) => !LINE_FRAME.has(k) && typeof v === 'string' && v !== '' && v.toLowerCase() === call,
+            ),
+            `${what}: no line inside span ${JSON.stringify(span.name)} names the call ${JSON.stringify(call)}: ${JSON.stringify(inside)}`,
+          );
+          check(
+            some((k, v) => k !== 'level' && typeof v === 'number' && Number.isFinite(v)),
+            `${what}: no line inside span ${span.name} carries the call's duration`,
+          );
+          if (span.status.code === SpanStatusCode.ERROR) {
+            check(
+              some((k, v) => /error/i.test(k) && typeof v === 'string' && v.trim() !== ''),
+              `${what}: span ${span.name} failed but no line inside it carries the error`,
+            );
+          }
+        }
+      };
       let logger = ctx.logger(1).logger;
       const calls = await operationCalls(ctx, (signal) => (signal ? { logger, signal } : { logger }));
       for (const { op, steps, fresh } of calls) {
@@ -229,42 +256,18 @@ export const tracingCases: ConformanceCase[] = [
           );
           await outcome(promise, what);
           await ctx.backend.reset();
-          for (const span of rec.descendants(parent)) {
-            const inside = l.lines.filter((line) => line.spanId === span.spanId);
-            if (inside.length === 0) continue;
-            judged += 1;
-            const call = span.name.slice(span.name.lastIndexOf('.') + 1).toLowerCase();
-            check(
-              inside.some((line) =>
-                Object.entries(line).some(
-                  ([k, v]) =>
-                    !LINE_FRAME.has(k) && typeof v === 'string' && v !== '' && v.toLowerCase() === call,
-                ),
-              ),
-              `${what}: no line inside span ${JSON.stringify(span.name)} names the call ${JSON.stringify(call)}: ${JSON.stringify(inside)}`,
-            );
-            check(
-              inside.some((line) =>
-                Object.entries(line).some(
-                  ([k, v]) => k !== 'level' && typeof v === 'number' && Number.isFinite(v),
-                ),
-              ),
-              `${what}: no line inside span ${span.name} carries the call's duration`,
-            );
-            if (span.status.code === SpanStatusCode.ERROR) {
-              check(
-                inside.some((line) =>
-                  Object.entries(line).some(
-                    ([k, v]) => /error/i.test(k) && typeof v === 'string' && v.trim() !== '',
-                  ),
-                ),
-                `${what}: span ${span.name} failed but no line inside it carries the error`,
-              );
-            }
-          }
+          judge(what, parent, l.lines);
         }
       }
-      await ctx.backend.reset();
+      // Adoption takes other calls (a start of a stopped machine): its lines too.
+      const own = ctx.request();
+      await ok(ctx.create(own), 'create');
+      await ctx.backend.stopInstance(own.name, own.placement.zone);
+      rec.clear();
+      const l = ctx.logger(1);
+      const adopt = rec.underParent('conformance adopt', () => ctx.create(own, { logger: l.logger }));
+      await ok(adopt.promise, 'create over its own stopped instance');
+      judge('create over its own stopped instance', adopt.parent, l.lines);
       if (judged === 0)
         ctx.skip(
           "no line was written inside a backend call's span: the provider logs its calls outside them",

@@ -274,6 +274,8 @@ export class ReferenceBackend {
     return this.#call('define', host, spec.name, auth, (h) => {
       if (h.domains.has(spec.name))
         throw this.#err('DOMAIN_EXISTS', 'define', h.name, `domain '${spec.name}' exists`);
+      if (spec.disks.length === 0)
+        throw this.#err('INVALID', 'define', h.name, `domain '${spec.name}' has no boot disk`);
       for (const disk of spec.disks) {
         if (!h.volumes.has(disk))
           throw this.#err('NO_VOLUME', 'define', h.name, `volume '${disk}' not found`);
@@ -298,6 +300,9 @@ export class ReferenceBackend {
       if (d.state === 'running' || d.state === 'blocked' || d.state === 'nostate') {
         throw this.#err('INVALID', 'start', h.name, `domain '${name}' is already running`);
       }
+      // Like QEMU, a domain whose disk file is gone does not start.
+      const missing = d.disks.find((disk) => !h.volumes.has(disk));
+      if (missing) throw this.#err('NO_VOLUME', 'start', h.name, `volume '${missing}' not found`);
       this.#boot(d);
     });
   }

@@ -2,9 +2,9 @@ import { ErrorCode, ErrorKind, ProviderError, wrapError } from '@egress-proxies/
 import { ReferenceBackendError } from './backend-error.js';
 
 /**
- * Backend error to contract error, by code (never by message text). NotFound inside `create` is
- * Transient: a volume or domain that vanished mid-create says nothing about whether the instance
- * exists, and NotFound would make the reconciler think it can start over.
+ * Backend error to contract error, by code (never by message text). NotFound is get's answer only:
+ * a volume or domain that vanished mid-create (or mid-delete, mid-list) says nothing about whether
+ * the instance exists, and NotFound would make the reconciler think it can start over.
  */
 export function classifyBackendError(provider: string, operation: string, err: unknown): ProviderError {
   if (!ReferenceBackendError.isInstance(err)) return wrapError(provider, operation, err);
@@ -22,9 +22,10 @@ export function classifyBackendError(provider: string, operation: string, err: u
   switch (err.code) {
     case 'NO_DOMAIN':
     case 'NO_VOLUME':
-      return operation === 'create'
-        ? make(ErrorKind.Transient, ErrorCode.Transient)
-        : make(ErrorKind.NotFound, ErrorCode.NotFound);
+      // Only get answers "the instance does not exist"; anywhere else a vanished object is retried.
+      return operation === 'get'
+        ? make(ErrorKind.NotFound, ErrorCode.NotFound)
+        : make(ErrorKind.Transient, ErrorCode.Transient);
     case 'NO_POOL':
       return make(ErrorKind.Permanent, 'POOL_NOT_FOUND');
     case 'NO_HOST':

@@ -6,6 +6,7 @@ import {
   type LogFields,
   type Logger,
   loggerOf,
+  notFoundError,
   ProviderError,
   permanentError,
   traceFields,
@@ -19,6 +20,7 @@ import {
   type Mark,
   type MarkReading,
   type OpContext,
+  ReferenceBackendError,
   ReferenceProvider,
 } from '../../src/reference/index.js';
 import { isUp } from '../../src/reference/state.js';
@@ -246,6 +248,54 @@ class SecondaryIdsUnanchored extends ReferenceProvider {
   }
 }
 
+class FailsOnAVanishedPart extends ReferenceProvider {
+  // Treats "already gone" as a failure once it has started removing.
+  protected override async tolerateGone(fn: () => Promise<unknown>): Promise<void> {
+    await fn();
+  }
+}
+
+class NotFoundFromDelete extends ReferenceProvider {
+  protected override classify(operation: string, err: unknown): ProviderError {
+    const e = super.classify(operation, err);
+    if (operation !== 'delete' || !ReferenceBackendError.isInstance(err) || !err.code.startsWith('NO_'))
+      return e;
+    return notFoundError(e.reason, { provider: this.name, operation });
+  }
+}
+
+class ListsAPlaceholder extends ReferenceProvider {
+  override async listByTag(opts?: CallOptions): Promise<Instance[]> {
+    return [...(await super.listByTag(opts)), { id: '', uid: '', state: 'Running' } as Instance];
+  }
+}
+
+class GenericCodeForABadRequest extends ReferenceProvider {
+  protected override placement(req: CreateRequest) {
+    try {
+      return super.placement(req);
+    } catch (err) {
+      if (ProviderError.isInstance(err) && err.code === 'INVALID_REQUEST') throw permanentError(err.reason);
+      throw err;
+    }
+  }
+}
+
+class ListSecondaryIgnoresThePolicy extends ReferenceProvider {
+  protected override async listHost(ctx: OpContext) {
+    if (ctx.op !== 'listSecondary') return super.listHost(ctx);
+    return this.call(ctx, 'list', (a) => this.backend.listDomains(ctx.host, a));
+  }
+}
+
+class RetiredHostNamedAlone extends ReferenceProvider {
+  protected override configuredHost(host: string): void {
+    if (!this.config.hosts.some((h) => h.name === host)) {
+      throw permanentError(`host ${JSON.stringify(host)} is not configured`, { code: 'INVALID_ID' });
+    }
+  }
+}
+
 class LogsIntoTheWrongTrace extends ReferenceProvider {
   protected override createDetail(req: CreateRequest, p: Placement): LogFields {
     return { ...super.createDetail(req, p), traceId: randomUUID().replaceAll('-', '') };
@@ -379,6 +429,46 @@ export const V3_MUTANTS: readonly Mutant[] = [
     breaks: 'a secondary ID is parsed whole',
     caughtBy: ['LIST-10'],
     make: sub(SecondaryIdsUnanchored),
+  },
+  {
+    name: 'fails on a part someone else removed',
+    breaks: 'an instance or part already gone is success, also mid-delete',
+    caughtBy: ['DELETE-12'],
+    make: sub(FailsOnAVanishedPart),
+  },
+  {
+    name: 'NotFound from delete',
+    breaks: 'NotFound comes from get only',
+    caughtBy: ['OPS-08'],
+    make: sub(NotFoundFromDelete),
+  },
+  {
+    name: 'listByTag lists a placeholder entry',
+    breaks: 'every listed instance has an ID, a uid and a declared state',
+    caughtBy: ['LIST-03', 'LIST-07'],
+    make: sub(ListsAPlaceholder),
+  },
+  {
+    name: 'a bad request with the generic code',
+    breaks: 'a malformed request is Permanent INVALID_REQUEST',
+    caughtBy: ['CREATE-18'],
+    make: sub(GenericCodeForABadRequest),
+  },
+  {
+    name: 'listSecondary ignores the list-partial policy',
+    breaks: 'listSecondary follows the declared list-partial policy',
+    caughtBy: ['LIST-04'],
+    make: (args) =>
+      sub(ListSecondaryIgnoresThePolicy)({
+        ...args,
+        config: { ...args.config, listPartial: 'omit-unreachable' },
+      }),
+  },
+  {
+    name: 'a retired host named without the configured ones',
+    breaks: 'an INVALID_ID for an unconfigured host names what is configured',
+    caughtBy: ['GET-09'],
+    make: sub(RetiredHostNamedAlone),
   },
   {
     name: 'a malformed ID error that does not name it',
