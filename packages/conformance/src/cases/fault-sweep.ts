@@ -8,9 +8,13 @@ import type { Settled } from '../wait.js';
 import { caseSecrets, outcome, resourceCounts, viewsNamed } from './helpers.js';
 import { operationCalls, type Run } from './operation-calls.js';
 
-/** What the contract makes of one injected fault: the kind, and the codes allowed for it (any when absent). */
+/**
+ * What the contract makes of one injected fault: the kind (or the one kind it must not be), and
+ * the codes allowed for it (any when absent).
+ */
 interface Expectation {
-  kind: ErrorKind;
+  kind?: ErrorKind;
+  not?: ErrorKind;
   codes?: readonly string[];
 }
 
@@ -45,7 +49,7 @@ export function sweptFaults(ctx: CaseContext): SweptFault[] {
       // backend "not found" is a part already gone or a race, never "the instance is gone" (2.2).
       out.push({
         fault: f,
-        expect: { kind: ErrorKind.Transient },
+        expect: { not: ErrorKind.NotFound },
         ops: ['delete', 'listByTag', 'listSecondary', 'deleteSecondary'],
         lies: true,
       });
@@ -160,10 +164,12 @@ export const faultSweepCases: ConformanceCase[] = [
         surfaced += 1;
         const err = result.error;
         check(ProviderError.isInstance(err), `${what}: not a ProviderError (${describeError(err)})`);
+        const { kind, not } = fault.expect;
         check(
-          err.kind === fault.expect.kind,
-          `${what}: expected ${fault.expect.kind}, got ${describeError(err)}`,
+          kind === undefined || err.kind === kind,
+          `${what}: expected ${kind}, got ${describeError(err)}`,
         );
+        check(err.kind !== not, `${what}: only get answers ${not}, got ${describeError(err)}`);
         check(
           !fault.expect.codes || fault.expect.codes.includes(err.code),
           `${what}: expected code ${fault.expect.codes?.join(' or ')}, got ${err.code}`,

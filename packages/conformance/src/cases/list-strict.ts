@@ -84,7 +84,7 @@ export const listStrictCases: ConformanceCase[] = [
   {
     id: 'LIST-08',
     group: 'listByTag',
-    title: 'with every target unreachable, listByTag rejects under either list-partial policy',
+    title: 'with every target unreachable, listByTag rejects as Transient under either list-partial policy',
     proves:
       'an unreadable backend never looks like "nothing exists" (which would let GC think it has nothing to keep)',
     gate: 'always',
@@ -102,6 +102,8 @@ export const listStrictCases: ConformanceCase[] = [
         !isNotFound(s.error),
         `listByTag with every target unreachable rejected as NotFound (${describeError(s.error)})`,
       );
+      // Nothing could be read: worth retrying, and the error says so.
+      expectKind(s.error, ErrorKind.Transient, 'listByTag with every target unreachable');
     },
   },
   {
