@@ -5,6 +5,7 @@ import {
   loggerOf,
   permanentError,
   throwIfAborted,
+  traceFields,
   wrapError,
 } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
@@ -47,7 +48,8 @@ export interface Op {
 }
 
 export function openOp(core: Core, opts: CallOptions | undefined, fields: Record<string, unknown> = {}): Op {
-  const log = loggerOf(opts).child({ provider: core.name, ...fields });
+  // The caller's trace IDs on every line of the operation (a backend call's span overrides them).
+  const log = loggerOf(opts).child({ provider: core.name, ...traceFields(), ...fields });
   const signal = opts?.signal;
   const pending = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {

@@ -1,4 +1,4 @@
-import { type LogFields, loggerOf, withSpan } from '@egress-proxies/contract';
+import { type LogFields, loggerOf, traceFields, withSpan } from '@egress-proxies/contract';
 import type { Attributes, Tracer } from '@opentelemetry/api';
 import { LibvirtError } from 'libvirt-rpc-ts';
 import { BACKEND_METHODS, type BackendCallOptions, type BackendMethod, type KvmBackend } from './backend.js';
@@ -146,6 +146,7 @@ export function observeBackend(inner: KvmBackend, options: ObserveOptions): KvmB
               ...ids,
               durationMs: Math.round(performance.now() - started),
               ...s.v1,
+              ...traceFields(),
             };
             if (method === 'storageVolUpload') fields.length = args[2];
             if (log.verbosity >= 2) log.log(2, 'libvirt call', { ...fields, ...detail, ...s.v2 });
@@ -159,6 +160,7 @@ export function observeBackend(inner: KvmBackend, options: ObserveOptions): KvmB
               ...ids,
               durationMs: Math.round(performance.now() - started),
               error: e.message,
+              ...traceFields(),
             };
             if (LibvirtError.isInstance(err)) {
               fields.libvirtCode = err.code;
