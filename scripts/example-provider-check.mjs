@@ -42,7 +42,7 @@ const npmInstall = ['install', '--ignore-scripts', '--no-audit', '--no-fund', '-
 function run() {
   const [pnpm, pre] = pnpmCommand();
   mkdirSync(packs, { recursive: true });
-  for (const pkg of ['contract', 'conformance']) {
+  for (const pkg of ['contract', 'provider-utils', 'conformance']) {
     const r = sh(
       `pack ${pkg}`,
       pnpm,
@@ -58,6 +58,7 @@ function run() {
     );
   const ours = {
     '@egress-proxies/contract': `file:${tarball('egress-proxies-contract-')}`,
+    '@egress-proxies/provider-utils': `file:${tarball('egress-proxies-provider-utils-')}`,
     '@egress-proxies/conformance': `file:${tarball('egress-proxies-conformance-')}`,
   };
 

@@ -1,4 +1,4 @@
 import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.base';
 
-export default defineConfig(libraryBuild({ index: 'src/index.ts', test: 'test/index.ts' }));
+export default defineConfig(libraryBuild({ index: 'src/index.ts', 'test/index': 'src/test/index.ts' }));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a Node 20 base image without a registry: a debootstrap'd Debian bookworm (minbase,
-# ca-certificates) with this machine's own `node` and npm, a `node` user (uid 1000) as in the
-# official image, packed by buildah as an OCI archive. The repository Dockerfile builds on it
+# ca-certificates: the rootfs library's shared base) with this machine's own `node` and npm, a
+# `node` user (uid 1000) as in the official image, packed by buildah as an OCI archive. The repository Dockerfile builds on it
 # with `--build-arg NODE_IMAGE=oci-archive:<archive>`.
 #
 #   build.sh   build (or reuse) the archive; the last stdout line is its path
@@ -39,8 +39,8 @@ tmp="$(mktemp -d "$cache_root/node-base/.tmp-$key.XXXXXX")"
 trap 'rm -rf --one-file-system "$tmp"' EXIT
 rootfs="$tmp/rootfs"
 
-step="debootstrap"
-rootfs_debootstrap "$rootfs" "$suite" ca-certificates
+step="base"
+rootfs_base "$rootfs" "$suite"
 
 step="node"
 install -m 0755 "$node_bin" "$rootfs/usr/local/bin/node"

@@ -6,7 +6,7 @@
 #   build.sh [TAG]   build (or reuse) the image; the last stdout line is the archive's path
 #
 # Cached in <cache>/operator-image/<key>: <key> hashes the base, the Dockerfile and every file
-# git tracks that the Dockerfile copies, so any source change rebuilds; buildah's --layers cache
+# git tracks that the Dockerfile copies and the image can contain, so any source change rebuilds; buildah's --layers cache
 # then reuses the dependency layer unless the lockfile changed. Must run as root.
 set -Eeuo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,8 +25,14 @@ base="$(bash "$repo/tools/node-base/build.sh" | tail -n 1)"
 
 step="key"
 inputs=(Dockerfile Dockerfile.dockerignore package.json pnpm-lock.yaml pnpm-workspace.yaml turbo.json tsconfig.base.json tsup.base.ts packages apps)
+# Tests, docs, fixtures, benchmarks and the test-only packages (but their manifests, which the
+# install reads) never reach the image: editing them does not rebuild it.
+mapfile -t keyed < <(cd "$repo" && git ls-files -- "${inputs[@]}" | awk '
+  /^packages\/(e2e-|testenv-)[^\/]+\/package\.json$/ { print; next }
+  /^packages\/(e2e-|testenv-)/ || /\.test\.ts$/ || /\.md$/ || /\/__fixtures__\// || /\/bench\// { next }
+  { print }')
 key="$( (cd "$repo" && echo "$tag"; echo "$base"; sha256sum "$here/build.sh" "$here/../rootfs-image/lib.sh" | cut -d' ' -f1;
-  git ls-files -s -- "${inputs[@]}"; git diff --no-ext-diff HEAD -- "${inputs[@]}") | sha256sum | cut -c1-16)"
+  git ls-files -s -- "${keyed[@]}"; git diff --no-ext-diff HEAD -- "${keyed[@]}") | sha256sum | cut -c1-16)"
 out="$cache_root/operator-image/$key"
 archive="$out/operator.oci.tar"
 cache_hit_or_lock "$out" "$archive"

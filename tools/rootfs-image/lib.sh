@@ -1,5 +1,6 @@
 # Shared by the image builders beside this directory (node-base, squid-image, operator-image): a Debian rootfs
-# from debootstrap, the site's local CAs, and packing a rootfs as an OCI archive with buildah.
+# from one cached debootstrap, packages added to it with apt, the site's local CAs, and packing a rootfs as an
+# OCI archive with buildah.
 # Sourced, not run; the caller sets `step` and `log` and runs under `set -Eeuo pipefail`.
 
 # The Debian mirror the host's apt sources use for `suite`.
@@ -26,6 +27,51 @@ rootfs_debootstrap() {
   log "debootstrap --variant=minbase --include=$include $suite from $mirror"
   debootstrap --variant=minbase --include="$include" "$suite" "$rootfs" "$mirror" >"$rootfs.debootstrap.log" 2>&1 ||
     { tail -n 30 "$rootfs.debootstrap.log" >&2; log "FAILED: debootstrap"; return 1; }
+}
+
+# rootfs_base ROOTFS SUITE: a minbase rootfs with ca-certificates, unpacked from a tarball that one
+# debootstrap made for every image of this suite (cached in <cache>/debian-base/<key>, <key> hashing this
+# library and the suite): the second image of a cold build skips the slowest step.
+rootfs_base() {
+  local rootfs="$1" suite="$2" key dir tarball tmp
+  key="$( (sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1; echo "$suite") | sha256sum | cut -c1-16)"
+  dir="$cache_root/debian-base/$key"
+  tarball="$dir/rootfs.tar"
+  if [ ! -f "$tarball" ]; then
+    mkdir -p "$cache_root/debian-base"
+    exec 8>"$dir.lock"
+    flock 8
+    if [ ! -f "$tarball" ]; then
+      tmp="$(mktemp -d "$cache_root/debian-base/.tmp-$key.XXXXXX")"
+      rootfs_debootstrap "$tmp/rootfs" "$suite" ca-certificates || { rm -rf --one-file-system "$tmp"; return 1; }
+      tar -C "$tmp/rootfs" --numeric-owner -cf "$tmp/rootfs.tar" . && mkdir -p "$dir" && mv "$tmp/rootfs.tar" "$tarball"
+      rm -rf --one-file-system "$tmp"
+      log "cached the $suite minbase rootfs in $tarball"
+    fi
+    exec 8>&-
+  fi
+  mkdir -p "$rootfs"
+  tar -C "$rootfs" --numeric-owner -xpf "$tarball"
+}
+
+# rootfs_apt_install ROOTFS PACKAGE...: installs from the rootfs's own sources (the mirror debootstrap used),
+# with daemons kept from starting and /proc mounted only for the maintainer scripts.
+rootfs_apt_install() {
+  local rootfs="$1" rc=0
+  shift
+  log "apt-get install $* (in the rootfs)"
+  cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
+  printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
+  chmod +x "$rootfs/usr/sbin/policy-rc.d"
+  mount -t proc proc "$rootfs/proc"
+  {
+    chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+      chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+  } >"$rootfs.apt.log" 2>&1 || rc=$?
+  umount "$rootfs/proc"
+  rm -f "$rootfs/usr/sbin/policy-rc.d"
+  : >"$rootfs/etc/resolv.conf"
+  [ "$rc" -eq 0 ] || { tail -n 30 "$rootfs.apt.log" >&2; log "FAILED: apt-get install $*"; return "$rc"; }
 }
 
 # The site's local CAs (Debian's place for them), so tools inside an image trust what the host

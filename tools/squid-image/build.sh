@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Squid image the kubernetes provider's Pods run, without a registry: Debian
-# bookworm minbase with the squid package (its `proxy` user is uid 13, as the Pod's
-# securityContext expects), packed by buildah as an OCI archive for `ctr image import`.
+# bookworm minbase (the rootfs library's shared base) with the squid package (its `proxy` user is
+# uid 13, as the Pod's securityContext expects) and curl (so the same image serves as the test
+# cluster's client Pods), packed by buildah as an OCI archive for `ctr image import`.
 #
 #   build.sh [TAG]   build (or reuse) the archive; the last stdout line is its path
 #
@@ -29,13 +30,16 @@ tmp="$(mktemp -d "$cache_root/squid-image/.tmp-$key.XXXXXX")"
 trap 'rm -rf --one-file-system "$tmp"' EXIT
 rootfs="$tmp/rootfs"
 
-step="debootstrap"
-# debootstrap swaps in a no-op start-stop-daemon while it configures packages: Squid does not start.
-rootfs_debootstrap "$rootfs" "$suite" squid
+step="base"
+rootfs_base "$rootfs" "$suite"
+step="squid"
+# policy-rc.d keeps Squid from starting while apt configures it.
+rootfs_apt_install "$rootfs" squid curl
 
 step="check"
 [ "$(chroot "$rootfs" id -u proxy)" = 13 ] || { log "FAILED: the proxy user is not uid 13"; exit 1; }
 chroot "$rootfs" squid -v | head -n 1 >&2
+chroot "$rootfs" curl --version | head -n 1 >&2
 # The Pod mounts emptyDirs here; the image keeps them as empty directories.
 rm -rf "$rootfs"/var/spool/squid/* "$rootfs"/var/log/squid/*
 rootfs_trim "$rootfs"

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { COMMAND_USAGE, cliVersion, jsonOutputRequested, wantsHelp } from './cli/command-help.js';
 import { parseCrdsFlags } from './cli/crds-flags.js';
 import { FlagError } from './cli/flag-error.js';
-import { parseRunFlags, RUN_USAGE } from './cli/run-flags.js';
+import { FlagReader } from './cli/flag-reader.js';
+import { GATEWAY_USAGE } from './cli/gateway-usage.js';
+import { parseRunFlags, RUN_USAGE, RUN_WORDING } from './cli/run-flags.js';
 import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
-import { GATEWAY_USAGE } from './gateway/gateway-flags.js';
 import type { Io } from './standalone/commands.js';
 
 // Each command imports what it needs when it runs, so `--help` (and a typo) loads none of it.
@@ -139,7 +140,8 @@ async function crds(args: string[]): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const usage = command === undefined ? undefined : COMMAND_USAGE[command];
+  const name = command === '--version' || command === '-v' ? 'version' : command;
+  const usage = name === undefined ? undefined : COMMAND_USAGE[name];
   if (usage && wantsHelp(rest)) {
     process.stdout.write(usage);
     return 0;
@@ -149,8 +151,8 @@ async function main(argv: string[]): Promise<number> {
       case 'version':
       case '--version':
       case '-v':
-        if (rest.length > 0)
-          throw new FlagError(`version: takes no arguments, got ${JSON.stringify(rest[0])}`);
+        // Strict like every command: an unknown flag or a stray word is refused, naming it.
+        new FlagReader(rest, {}, RUN_WORDING, 'version');
         process.stdout.write(`egress-proxies ${cliVersion()}\n`);
         return 0;
       case 'secret':

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { loadProvidersConfig, type ProviderEntry, type ProviderRegistry } from '@egress-proxies/contract';
+import type { ProviderEntry, ProviderRegistry } from '@egress-proxies/provider-utils';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { silentOpLogger } from './controller/op-logger.js';
 import type { ProxyController } from './controller/proxy-controller.js';
@@ -90,12 +90,8 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
         'provider module failed',
       ),
     );
-  const entries = await prepare(
-    loadProvidersConfig(text, {
-      source: opts.configPath,
-      ...(opts.registry ? { registry: opts.registry } : {}),
-    }),
-  );
+  const loadConfig = (t: string) => loader.loadConfig(t);
+  const entries = await prepare(await loadConfig(text));
   const providers = loader.providerSet(opts.providerLogger);
   await providers.apply(entries);
   log.info({ providers: providers.names(), config: opts.configPath }, 'providers config loaded');
@@ -121,6 +117,7 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
     installation,
     configText: text,
     prepareReload: prepare,
+    loadConfig,
     ...(opts.resyncMs !== undefined ? { controller: { resyncMs: opts.resyncMs } } : {}),
   });
   const { httpPort } = await core.start();

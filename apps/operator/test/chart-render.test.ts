@@ -2,12 +2,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadProvidersConfig } from '@egress-proxies/contract';
+import { loadProvidersConfig } from '@egress-proxies/provider-utils/providers-file';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { crdFiles } from '../src/api/crd.js';
 import { parseRunFlags } from '../src/cli/run-flags.js';
+import { bundledRegistry } from '../src/providers/bundled.js';
 import { ensureHelm } from './support/helm.js';
+
+// Every bundled provider, so each entry's block is checked by its package's schema.
+const registry = await bundledRegistry();
 
 // The chart as a Helm user meets it, rendered by a real helm (built from its Go module) and
 // compared with the kustomize install, without a cluster.
@@ -71,7 +75,8 @@ function normalise(o: Obj): unknown {
   const c = structuredClone(o);
   delete c.metadata.labels;
   delete c.metadata.annotations;
-  if (c.kind === 'ConfigMap') c.data = { providers: loadProvidersConfig(c.data['providers.yaml']) };
+  if (c.kind === 'ConfigMap')
+    c.data = { providers: loadProvidersConfig(c.data['providers.yaml'], { registry }) };
   if (c.spec?.selector?.matchLabels)
     c.spec.selector.matchLabels = withoutHelmKeys(c.spec.selector.matchLabels);
   else if (c.kind === 'Service') c.spec.selector = withoutHelmKeys(c.spec.selector);

@@ -15,7 +15,7 @@ const cli = (...args: string[]) =>
 
 /** The words that must come before a flag (`secret` needs its kind). */
 const PREFIX: Record<string, string[]> = { secret: ['secret', 'kvm-ssh'] };
-const COMMANDS = ['run', 'crds', 'up', 'status', 'down', 'secret'];
+const COMMANDS = ['run', 'crds', 'up', 'status', 'down', 'secret', 'gateway', 'version'];
 
 describe('CLI conventions', () => {
   it('prints the package version for --version and version', async () => {
@@ -28,9 +28,14 @@ describe('CLI conventions', () => {
       expect(r.stdout).toBe(`egress-proxies ${version}\n`);
       expect(r.stderr).toBe('');
     }
-    const extra = await cli('--version', '--bogus');
-    expect(extra.status).toBe(2);
-    expect(extra.stderr).toContain('"--bogus"');
+    const help = await cli('--version', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toBe(COMMAND_USAGE.version);
+    for (const extra of [await cli('--version', '--bogus'), await cli('version', 'stray')]) {
+      expect(extra.status).toBe(2);
+      expect(extra.stderr).toMatch(/^egress-proxies: version: .*'(--bogus|stray)'/);
+      expect(extra.stdout).toBe('');
+    }
   });
 
   it.each(COMMANDS)(
@@ -48,8 +53,7 @@ describe('CLI conventions', () => {
   it('the overall usage lists every command and ends with a newline', async () => {
     const r = await cli('help');
     expect(r.status).toBe(0);
-    for (const command of [...COMMANDS, 'version'])
-      expect(r.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     expect(r.stdout.endsWith('\n')).toBe(true);
   });
 

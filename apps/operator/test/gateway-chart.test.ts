@@ -37,6 +37,7 @@ describe('chart: gateway', () => {
       'gateways[0].namespace=team-a',
       'gateways[0].usersSecret=crawl-users',
       'gateways[0].selection=least-connections',
+      'gateways[0].banStatuses={403,429,503}',
     );
     expect(r.status, r.stderr).toBe(0);
     const docs = parseAllDocuments(r.stdout)
@@ -65,9 +66,27 @@ describe('chart: gateway', () => {
         '--listen=0.0.0.0:8080',
         '--users-dir=/etc/egress-proxies/gateway-users',
         '--selection=least-connections',
+        '--ban-statuses=403,429,503',
       ]),
     );
+    // Only what the gateway reads and marks: the pool itself (read) and its member Proxies.
+    const role = docs.find((d) => d.kind === 'Role') as unknown as { rules: unknown[] };
+    expect(role.rules).toEqual([
+      { apiGroups: ['egress-proxies.dev'], resources: ['proxies'], verbs: ['get', 'list', 'patch'] },
+      {
+        apiGroups: ['egress-proxies.dev'],
+        resources: ['proxypools'],
+        resourceNames: ['crawl'],
+        verbs: ['get'],
+      },
+    ]);
     expect(dep.spec.template.spec.volumes[0]?.secret?.secretName).toBe('crawl-users');
+  });
+
+  it('refuses a bad entry through the values schema', () => {
+    const r = render('gateways[0].pool=crawl', 'gateways[0].usersSecret=u', 'gateways[0].selection=first');
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('selection');
   });
 
   it('refuses a gateway without users, naming the pool', () => {

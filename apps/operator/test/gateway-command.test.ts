@@ -54,6 +54,28 @@ describe('egress-proxies gateway', () => {
     expect(r.stderr).toContain('--members: expected name=host:port, got "a=nohost"');
   });
 
+  it('--log-format text writes lines for a terminal, not JSON', async () => {
+    const text = spawn(
+      process.execPath,
+      [cli, 'gateway', '--members', memberFlag(), '--listen', '127.0.0.1:0', '--log-format', 'text'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    text.stdout?.on('data', (c) => {
+      out += c;
+    });
+    await new Promise<void>((resolve, reject) => {
+      text.stdout?.on('data', () => out.includes('gateway: listening') && resolve());
+      text.once('exit', (code) => reject(new Error(`gateway exited ${code}: ${out}`)));
+    });
+    const exited = new Promise<number | null>((r) => text.once('exit', (code) => r(code)));
+    text.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const line = out.split('\n').find((l) => l.includes('gateway: listening')) as string;
+    expect(line).toMatch(/^\S+ INFO {2}gateway: listening .*host=127\.0\.0\.1 port=\d+/);
+    expect(() => JSON.parse(line)).toThrow();
+  });
+
   it('routes over the members, and on SIGTERM refuses new connections while open tunnels finish', async () => {
     child = spawn(
       process.execPath,

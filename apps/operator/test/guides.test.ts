@@ -12,7 +12,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, loadProvidersConfig } from '@egress-proxies/contract';
+import { createLogger } from '@egress-proxies/provider-utils';
+import { loadProvidersConfig } from '@egress-proxies/provider-utils/providers-file';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { bundledRegistry } from '../src/providers/bundled.js';
@@ -134,9 +135,10 @@ describe('the setup guides', () => {
   );
 
   it.each(configs.map((b) => [where(b), b] as const))('%s passes the loader and builds', async (_, b) => {
-    const entries = loadProvidersConfig(b.body);
+    const registry = await bundledRegistry();
+    const entries = loadProvidersConfig(b.body, { registry });
     expect(entries.length).toBeGreaterThan(0);
-    const built = (await bundledRegistry()).createAll(entries, {
+    const built = registry.createAll(entries, {
       logger: createLogger({ verbosity: 0, sink: () => {} }),
     });
     expect(built.map((x) => x.provider.name)).toEqual(entries.map((e) => e.name));

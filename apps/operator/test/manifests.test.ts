@@ -2,13 +2,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadProvidersConfig } from '@egress-proxies/contract';
+import { loadProvidersConfig } from '@egress-proxies/provider-utils/providers-file';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { crdFiles } from '../src/api/crd.js';
 import { validateProxySpec } from '../src/api/validate.js';
+import { bundledRegistry } from '../src/providers/bundled.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds } from './support/cluster.js';
+
+// Every bundled provider, so each entry's block is checked by its package's schema.
+const registry = await bundledRegistry();
 
 const ROOT = join(__dirname, '..', '..', '..');
 let cp: KubeControlPlane;
@@ -96,6 +100,7 @@ describe('kustomize manifests', () => {
     expect(out).toContain('secret/proxy-cloud-init created (server dry run)');
     const providers = loadProvidersConfig(
       readFileSync(join(ROOT, 'config/samples/providers-config.yaml'), 'utf8'),
+      { registry },
     );
     const names = providers.map((p) => p.name);
     expect(new Set(providers.map((p) => p.type))).toEqual(
@@ -150,7 +155,9 @@ describe('helm chart', () => {
     const cm = objects(yaml).find((o) => o.kind === 'ConfigMap') as unknown as {
       data: { 'providers.yaml': string };
     };
-    expect(loadProvidersConfig(cm.data['providers.yaml']).map((p) => p.name)).toEqual(['in-cluster']);
+    expect(loadProvidersConfig(cm.data['providers.yaml'], { registry }).map((p) => p.name)).toEqual([
+      'in-cluster',
+    ]);
     expect(ids(yaml)).toContain('ClusterRole/egress-proxies-provider-kubernetes');
     expect(dryRun(yaml)).toContain('configmap/egress-proxies-providers created (server dry run)');
   });

@@ -7,7 +7,8 @@ import {
   ReferenceBackend,
   referenceConfig,
 } from '@egress-proxies/conformance/reference';
-import { type CheckResult, loggerOf, type Provider, ProviderRegistry } from '@egress-proxies/contract';
+import type { CheckResult, Provider } from '@egress-proxies/contract';
+import { loggerOf, ProviderRegistry } from '@egress-proxies/provider-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProviderJson, ProxyJson } from '../src/cli/json-records.js';
 import { parseStandaloneFlags } from '../src/cli/standalone-flags.js';

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProviderRegistry } from '@egress-proxies/contract';
 import { localProviderFactory } from '@egress-proxies/provider-local';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpLogger } from '../src/controller/op-logger.js';
 import { down } from '../src/standalone/down.js';
@@ -236,7 +236,7 @@ describe('standalone mode over provider-local', () => {
       expect(only.providers.names()).toEqual(['local']);
       // Refused up front with the entry's path, as the cluster does, not by a failing factory.
       expect(errors.join('\n')).toMatch(
-        /providers\[1\]\.type: type \\"kvm2\\" of provider \\"hv\\" is not bundled/,
+        /providers\[1\]\.type: unknown type \\"kvm2\\" \(known: local; a provider from another package names it with module:\)/,
       );
       expect(await only.metrics.registry.metrics()).toMatch(
         /egress_proxies_config_reloads_total\{result="rejected"\} 1/,

@@ -1,6 +1,7 @@
-import { createReference, ReferenceBackend } from '@egress-proxies/conformance/reference';
+import { createReferenceProvider, type ReferenceBackend } from '@egress-proxies/conformance/reference';
 import type { Checker, Provider } from '@egress-proxies/contract';
-import type { MemoryConfig } from './config.js';
+import { parseConfig } from '@egress-proxies/provider-utils';
+import { type MemoryConfigInput, memoryConfigSchema } from './config.js';
 
 export const MEMORY_TYPE = 'memory';
 
@@ -15,33 +16,33 @@ export interface MemoryProviderOptions {
 export type MemoryProvider = Provider & Checker;
 
 /**
- * Proxies on an in-memory hypervisor: the conformance kit's reference backend, so this example
- * runs anywhere. A real provider replaces the backend with its client and keeps the rest.
+ * Proxies on an in-memory hypervisor: the conformance kit's reference provider, so this example
+ * runs anywhere. A real provider replaces the backend with its client and keeps the rest. A bad
+ * block throws the one config error (Permanent `INVALID_CONFIG`) before anything is built.
  */
 export function createMemoryProvider(
-  config: MemoryConfig,
+  config: MemoryConfigInput,
   options: MemoryProviderOptions = {},
 ): MemoryProvider {
   const name = options.name ?? MEMORY_TYPE;
-  const backend =
-    options.backend ??
-    new ReferenceBackend({ hosts: config.hosts.map((h) => ({ name: h.name, token: config.token })) });
-  const hosts = config.hosts.map((h) =>
-    h.address ? { name: h.name, address: h.address } : { name: h.name },
+  const cfg = parseConfig(memoryConfigSchema, config, { type: MEMORY_TYPE, provider: name });
+  const hosts = cfg.hosts.map((h) => (h.address ? { name: h.name, address: h.address } : { name: h.name }));
+  const inner = createReferenceProvider(
+    { ...cfg, hosts },
+    { name, ...(options.backend ? { backend: options.backend } : {}) },
   );
-  const { provider, checker } = createReference(name, { ...config, hosts }, backend);
   // One object that is both, with this package's type name on it.
   return {
     name,
     type: MEMORY_TYPE,
-    profile: provider.profile,
-    create: (req, opts) => provider.create(req, opts),
-    get: (id, opts) => provider.get(id, opts),
-    delete: (id, opts) => provider.delete(id, opts),
-    listByTag: (opts) => provider.listByTag(opts),
-    listSecondary: (opts) => provider.listSecondary(opts),
-    deleteSecondary: (id, opts) => provider.deleteSecondary(id, opts),
-    close: () => provider.close(),
-    check: (opts) => checker.check(opts),
+    profile: inner.profile,
+    create: (req, opts) => inner.create(req, opts),
+    get: (id, opts) => inner.get(id, opts),
+    delete: (id, opts) => inner.delete(id, opts),
+    listByTag: (opts) => inner.listByTag(opts),
+    listSecondary: (opts) => inner.listSecondary(opts),
+    deleteSecondary: (id, opts) => inner.deleteSecondary(id, opts),
+    close: () => inner.close(),
+    check: (opts) => inner.check(opts),
   };
 }

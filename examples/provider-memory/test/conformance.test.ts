@@ -10,11 +10,12 @@ describeProviderConformance(
     makeProvider: ({ name, config, backend }) => {
       const provider = createMemoryProvider(
         {
-          ...config,
-          token: typeof config.token === 'string' ? config.token : config.token.reveal(),
-          pollIntervalMs: config.pollIntervalMs ?? 50,
-          startTimeoutMs: config.startTimeoutMs ?? 15_000,
           hosts: config.hosts.map((h) => ({ name: h.name, ...(h.address ? { address: h.address } : {}) })),
+          machineTypes: config.machineTypes,
+          images: config.images,
+          token: typeof config.token === 'string' ? config.token : config.token.reveal(),
+          ...(config.pollIntervalMs !== undefined ? { pollIntervalMs: config.pollIntervalMs } : {}),
+          ...(config.startTimeoutMs !== undefined ? { startTimeoutMs: config.startTimeoutMs } : {}),
         },
         { name, backend },
       );

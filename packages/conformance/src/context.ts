@@ -3,15 +3,14 @@ import {
   type CallOptions,
   type Checker,
   type CreateRequest,
-  createLogger,
   instanceName,
   type Logger,
-  type LogLine,
   type Placement,
   type Provider,
   ProviderError,
   type ProviderProfile,
 } from '@egress-proxies/contract';
+import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import type { BackendControl, SeedSpec } from './control.js';
 import { CaseSkipped, ConformanceFailure, describeError } from './failure.js';
 import type { ConformanceConfig, ConformanceFixture } from './fixture.js';

@@ -1,4 +1,4 @@
-import { abortReason } from '@egress-proxies/contract';
+import { abortReason } from '@egress-proxies/provider-utils';
 import type { StepGate } from './control.js';
 
 /** A gate a fake backend awaits inside a blocked step. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { INSTANCE_NAME_PREFIX } from './marks.js';
 
 /** Hex digits of the hash kept in the name: 64 bits, collision-free in practice for one backend. */
@@ -25,6 +24,8 @@ export function instanceName(namespace: string, name: string): string {
   if (typeof name !== 'string' || name === '') {
     throw new TypeError(`instanceName: name must be a non-empty string, got ${JSON.stringify(name)}`);
   }
+  // Fetched on use, not imported: importing the contract loads nothing.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   const digest = createHash('sha256').update(`${namespace}/${name}`).digest('hex');
   return `${INSTANCE_NAME_PREFIX}${digest.slice(0, HASH_HEX)}`;
 }

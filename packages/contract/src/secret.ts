@@ -1,6 +1,6 @@
-import { inspect } from 'node:util';
-
 const REDACTED = '[redacted]';
+/** `util.inspect.custom`, a global symbol, so the contract imports nothing from node:util. */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
 /**
  * Holds a secret (a token, key or cloud-init document) so that logging, string conversion,
@@ -20,7 +20,7 @@ export class Secret<T = string> {
   toJSON(): string {
     return REDACTED;
   }
-  [inspect.custom](): string {
+  [INSPECT](): string {
     return REDACTED;
   }
 }

@@ -76,12 +76,20 @@ export function renderTimings(t: E2eTimings, command: string): string {
   ].join('\n');
 }
 
-/** Replaces the measured section of `doc` (between the markers); fails if they are missing. */
-export function replaceMeasured(doc: string, section: string): string {
-  const a = doc.indexOf(REPORT_START);
-  const b = doc.indexOf(REPORT_END);
-  if (a < 0 || b < a) throw new Error(`the document has no ${REPORT_START} ... ${REPORT_END} section`);
-  return doc.slice(0, a) + section + doc.slice(b + REPORT_END.length);
+/**
+ * Replaces the measured section of `doc` (between the markers, which `section` carries too);
+ * fails if they are missing.
+ */
+export function replaceMeasured(
+  doc: string,
+  section: string,
+  start = REPORT_START,
+  end = REPORT_END,
+): string {
+  const a = doc.indexOf(start);
+  const b = doc.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`the document has no ${start} ... ${end} section`);
+  return doc.slice(0, a) + section + doc.slice(b + end.length);
 }
 
 export function updateReport(docPath: string, t: E2eTimings, command: string): void {

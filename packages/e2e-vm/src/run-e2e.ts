@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ensureControlPlaneBinaries } from '@egress-proxies/testenv-kube';
+import { ensureControlPlaneBinaries, ensureGoTool } from '@egress-proxies/testenv-kube';
 import { ensurePackages, REQUIRED_PACKAGES } from '@egress-proxies/testenv-libvirt';
 import {
   acquireBootSlot,
@@ -59,8 +59,9 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
   const buildSeconds = cached ? undefined : (performance.now() - buildStarted) / 1000;
 
   // Built outside the namespace too: a cold machine fetches Go modules for them.
-  log('control plane binaries (etcd, kube-apiserver): checking the cache');
+  log('control plane binaries (etcd, kube-apiserver) and the trace collector: checking the cache');
   await ensureControlPlaneBinaries();
+  await ensureGoTool('otelcol');
 
   const operatorMain = join(
     dirname(resolveFrom(o.packageDir, '@egress-proxies/operator/package.json')),

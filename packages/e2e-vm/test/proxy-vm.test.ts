@@ -4,7 +4,14 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { instanceIdFor } from '@egress-proxies/nocloud';
-import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
+import {
+  type Collector,
+  descendantsOf,
+  findSpanChain,
+  type KubeControlPlane,
+  startCollector,
+  startKubeControlPlane,
+} from '@egress-proxies/testenv-kube';
 import { freePort, runChecked, type SshEndpoint, startSshd } from '@egress-proxies/testenv-libvirt';
 import { guestExecVia, libvirtAgentCall } from '@egress-proxies/testenv-vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -310,6 +317,7 @@ describe('a Proxy on kvm2 through the in-cluster operator', () => {
   const NS = 'e2e';
   const proxies = `/apis/egress-proxies.dev/v1alpha1/namespaces/${NS}/proxies`;
   let cp: KubeControlPlane;
+  let collector: Collector;
   let operator: ReturnType<typeof spawn> | undefined;
   const operatorOutput: string[] = [];
 
@@ -341,6 +349,12 @@ describe('a Proxy on kvm2 through the in-cluster operator', () => {
 
   beforeAll(async () => {
     cp = await startKubeControlPlane();
+    // A real collector on the bridge address; the operator sends it every span over OTLP.
+    collector = await startCollector({
+      host: env.gateway,
+      port: await freePort(),
+      dir: join(dir, 'collector'),
+    });
     const crdDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'config', 'crd');
     const crds = readdirSync(crdDir)
       .filter((f) => f.startsWith('egress-proxies.dev_'))
@@ -375,6 +389,8 @@ describe('a Proxy on kvm2 through the in-cluster operator', () => {
         '1h',
         '--log-level',
         'debug',
+        '--otlp-endpoint',
+        collector.endpoint,
       ],
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -388,6 +404,7 @@ describe('a Proxy on kvm2 through the in-cluster operator', () => {
       operator.kill('SIGTERM');
       await gone;
     }
+    await collector?.stop();
     await cp?.stop();
   });
 
@@ -395,6 +412,9 @@ describe('a Proxy on kvm2 through the in-cluster operator', () => {
     'goes Provisioning to Ready on the cached image, answers curl -x, and its delete removes domain, overlay and seed',
     async () => {
       const name = 'e2e-c';
+      // The cached base image goes, so this create downloads it again under the collector's eye.
+      for (const v of [`base-${IMAGE_KEY}.qcow2.sha256`, `base-${IMAGE_KEY}.qcow2`])
+        await virsh('vol-delete', v, '--pool', env.pool);
       const doc = { ...proxyDocument(name, 'hv'), metadata: { name, namespace: NS } };
       const appliedAt = Date.now();
       const created = await cp.request('POST', proxies, doc);
@@ -420,8 +440,22 @@ describe('a Proxy on kvm2 through the in-cluster operator', () => {
       expect(reasons).toEqual(expect.arrayContaining(['Created', 'Running', 'Ready']));
 
       expect(await curlThrough(ip)).toEqual({ ip });
-      // Cached by the standalone run above: still one download in total.
-      expect(images.downloads).toHaveLength(1);
+      // The standalone run's download, and this one's after the cache was cleared.
+      expect(images.downloads).toHaveLength(2);
+
+      // What the collector stored: reconcile -> provider.create in one trace, with kvm2's dial,
+      // download and libvirt calls below the create.
+      const chain = await poll('the create trace in the collector', 60_000, async () =>
+        findSpanChain(
+          collector.spans(),
+          ['reconcile', 'provider.create'],
+          (s) => s.attributes['proxy.name'] === name,
+        ),
+      );
+      const below = descendantsOf(collector.spans(), chain[1]!).map((s) => s.name);
+      expect(below).toEqual(expect.arrayContaining(['kvm2.dial', 'kvm2.download']));
+      expect(below.filter((n) => /^kvm2\.[A-Z]/.test(n)).length).toBeGreaterThan(0);
+      expect(below.every((n) => n.startsWith('kvm2.'))).toBe(true);
 
       const domain = domainOf({ name, uid: ready.metadata.uid, status: ready.status ?? {} });
       expect(await domains()).toContain(domain);

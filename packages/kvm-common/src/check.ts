@@ -53,7 +53,10 @@ export function checkReason(err: unknown): { reason: string; message: string } {
 }
 
 async function checkHost(core: Core, host: KvmHost, opts: CallOptions | undefined): Promise<CheckResult> {
-  const op = openOp(core, opts, { host: host.name });
+  const op = openOp({
+    signal: opts?.signal,
+    logger: core.runner.loggerFor('check', opts, { host: host.name }),
+  });
   const details: Record<string, string> = { user: host.user, pool: host.pool };
   const result = (ready: boolean, reason: string, message: string): CheckResult => ({
     target: host.name,

@@ -1,19 +1,10 @@
-import {
-  type CallOptions,
-  ErrorCode,
-  type Logger,
-  loggerOf,
-  permanentError,
-  throwIfAborted,
-  traceFields,
-  wrapError,
-} from '@egress-proxies/contract';
+import { type CallOptions, ErrorCode, type Logger, permanentError } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
+import type { OperationCall, OperationRunner } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { BackendCallOptions } from './backend.js';
 import type { KvmConfig, KvmHost } from './config.js';
-import { race } from './detach.js';
-import { classify, KvmErrorCode, type Phase } from './errors.js';
+import type { Phase } from './errors.js';
 import type { KvmFlavour } from './flavour.js';
 import type { HostTable } from './hosts.js';
 import type { ImageFetcher } from './http-fetcher.js';
@@ -34,6 +25,8 @@ export interface Core {
   readonly startTimeoutMs: number;
   readonly progressIntervalMs: number;
   readonly now: () => Date;
+  /** Runs each contract call: closed check, abort, classification, the call's logger. */
+  readonly runner: OperationRunner;
   closed: boolean;
 }
 
@@ -47,10 +40,9 @@ export interface Op {
   drain(): Promise<void>;
 }
 
-export function openOp(core: Core, opts: CallOptions | undefined, fields: Record<string, unknown> = {}): Op {
-  // The caller's trace IDs on every line of the operation (a backend call's span overrides them).
-  const log = loggerOf(opts).child({ provider: core.name, ...traceFields(), ...fields });
-  const signal = opts?.signal;
+/** An operation's Op from the runner's call: its signal, its logger, and the tracking of its backend calls. */
+export function openOp(call: Pick<OperationCall, 'signal' | 'logger'>): Op {
+  const { signal, logger: log } = call;
   const pending = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
     pending.add(work);
@@ -67,30 +59,30 @@ export function openOp(core: Core, opts: CallOptions | undefined, fields: Record
   };
 }
 
+/** The classification phase of each contract operation. */
+export const PHASES: Readonly<Record<string, Phase>> = {
+  create: 'create',
+  get: 'get',
+  delete: 'delete',
+  listByTag: 'list',
+  listSecondary: 'secondary',
+  deleteSecondary: 'secondary',
+  check: 'check',
+};
+
 /**
- * Runs one contract operation: refuses after close, fails fast on an aborted signal, returns
- * promptly when the signal aborts mid-way, and wraps every error with the configured name.
+ * Runs one contract operation through the core's runner: refuses after close, fails fast on an
+ * aborted signal, returns promptly when the signal aborts mid-way, and wraps every error with
+ * the configured name (failures are logged at V1).
  */
-export async function runOp<T>(
+export function runOp<T>(
   core: Core,
   operation: string,
-  phase: Phase,
-  op: Op,
-  fn: () => Promise<T>,
+  opts: CallOptions | undefined,
+  fields: Record<string, unknown>,
+  fn: (op: Op) => Promise<T>,
 ): Promise<T> {
-  try {
-    if (core.closed) throw permanentError('the provider is closed', { code: KvmErrorCode.Closed });
-    throwIfAborted(op.signal);
-    return await race(fn(), op.signal);
-  } catch (err) {
-    const wrapped = wrapError(core.name, operation, classify(phase, err));
-    op.log.log(1, `${core.flavour.type} ${operation} failed`, {
-      error: wrapped.reason,
-      kind: wrapped.kind,
-      code: wrapped.code,
-    });
-    throw wrapped;
-  }
+  return core.runner.run(operation, opts, (call) => fn(openOp(call)), fields);
 }
 
 /** The configured host called `name`, or undefined. */

@@ -1,12 +1,6 @@
 import { Readable } from 'node:stream';
-import { type CreateRequest, ErrorCode, permanentError, throwIfAborted } from '@egress-proxies/contract';
-import {
-  buildSeedIso,
-  composeVendorData,
-  guestAgentScript,
-  instanceIdFor,
-  metaData,
-} from '@egress-proxies/nocloud';
+import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
+import { throwIfAborted } from '@egress-proxies/provider-utils';
 import { ErrorNumber } from 'libvirt-rpc-ts';
 import type { KvmBackend, StoragePool, StorageVol } from './backend.js';
 import type { Core, Op } from './core.js';
@@ -89,6 +83,10 @@ async function writeSeed(
   req: CreateRequest,
   op: Op,
 ): Promise<StorageVol> {
+  // The ISO writer loads with the first seed, not with the package.
+  const { buildSeedIso, composeVendorData, guestAgentScript, instanceIdFor, metaData } = await import(
+    '@egress-proxies/nocloud'
+  );
   let iso: Uint8Array;
   try {
     const vendor = core.config.installGuestAgent

@@ -1,4 +1,4 @@
-import { abortReason } from '@egress-proxies/contract';
+import { abortReason } from '@egress-proxies/provider-utils';
 import { BACKEND_METHODS, type BackendCallOptions, type KvmBackend } from './backend.js';
 import { OPTIONS_INDEX } from './observe.js';
 

@@ -1,4 +1,5 @@
-import { ErrorCode, permanentError, sleep, transientError } from '@egress-proxies/contract';
+import { ErrorCode, permanentError, transientError } from '@egress-proxies/contract';
+import { sleep } from '@egress-proxies/provider-utils';
 import { DomainState, ErrorNumber } from 'libvirt-rpc-ts';
 import type { Domain, KvmBackend } from './backend.js';
 import type { Core, Op } from './core.js';

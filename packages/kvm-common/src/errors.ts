@@ -29,7 +29,6 @@ export const KvmErrorCode = {
   ImageDownloadFailed: 'IMAGE_DOWNLOAD_FAILED',
   ImageChecksumMismatch: 'IMAGE_CHECKSUM_MISMATCH',
   NotRunning: 'DOMAIN_NOT_RUNNING',
-  Closed: 'PROVIDER_CLOSED',
 } as const;
 
 /** Where an error happened: outside get a backend "not found" is Transient, never NotFound. */

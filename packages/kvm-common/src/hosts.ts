@@ -1,5 +1,5 @@
-import { loggerOf, withSpan } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
+import { loggerOf, withSpan } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { BackendCallOptions, Dialer, KvmBackend } from './backend.js';
 import type { KvmHost } from './config.js';

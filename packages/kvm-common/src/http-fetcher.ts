@@ -1,5 +1,4 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { ErrorCode, permanentError, transientError } from '@egress-proxies/contract';
 import { KvmErrorCode } from './errors.js';
@@ -37,11 +36,9 @@ export const httpFetcher: ImageFetcher = async (url, o) => {
   let current = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = (current.startsWith('https:') ? httpsRequest : httpRequest)(
-        current,
-        { method: 'GET', ...(o.signal ? { signal: o.signal } : {}) },
-        resolve,
-      );
+      // Fetched on use: importing the package loads no HTTP client.
+      const { request } = process.getBuiltinModule(current.startsWith('https:') ? 'node:https' : 'node:http');
+      const req = request(current, { method: 'GET', ...(o.signal ? { signal: o.signal } : {}) }, resolve);
       req.on('error', (err) =>
         reject(
           err.name === 'AbortError'

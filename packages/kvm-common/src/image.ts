@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
-import { permanentError, quotaExceededError, transientError, withSpan } from '@egress-proxies/contract';
+import { permanentError, quotaExceededError, transientError } from '@egress-proxies/contract';
+import { withSpan } from '@egress-proxies/provider-utils';
 import { ErrorNumber } from 'libvirt-rpc-ts';
 import type { KvmBackend, StoragePool, StorageVol } from './backend.js';
 import type { KvmHost } from './config.js';
@@ -9,6 +9,9 @@ import { hasCode, KvmErrorCode } from './errors.js';
 import type { ImageResponse } from './http-fetcher.js';
 import { baseVolumeName, markerVolumeName, type ResolvedImage } from './names.js';
 import { rawVolumeXml } from './volume-xml.js';
+
+/** node:crypto, fetched on use: importing the package loads no crypto. */
+const crypto = () => process.getBuiltinModule('node:crypto');
 
 /** Headroom on top of the image and the overlay: the seed ISO and metadata. */
 export const POOL_HEADROOM_BYTES = 16 * 1024 * 1024;
@@ -105,7 +108,7 @@ export async function cachedBase(
 
 /** Counts and hashes the bytes on their way to the pool, and logs progress every few seconds. */
 function meter(total: number, op: Op, intervalMs: number) {
-  const hash = createHash('sha256');
+  const hash = crypto().createHash('sha256');
   let bytes = 0;
   const started = performance.now();
   let lastLog = started;

@@ -14,10 +14,16 @@ export {
 } from './backend.js';
 export { checkReason, KvmCheckReason } from './check.js';
 export {
-  formatIssuePath,
+  KVM_DEFAULTS,
   type KvmConfig,
+  type KvmConfigInput,
   type KvmHost,
   type KvmImage,
+  type KvmMachineType,
+  kvmConfigSchema,
+  kvmHostSchema,
+  kvmImageSchema,
+  kvmMachineTypeSchema,
   parseKvmConfig,
   splitAddress,
 } from './config.js';
@@ -30,6 +36,14 @@ export { httpFetcher, httpStatusError, type ImageFetcher, type ImageResponse } f
 export { formatProviderId, formatSecondaryId, parseProviderId, parseSecondaryId } from './id.js';
 export { checkPoolSpace, neededBytes, POOL_HEADROOM_BYTES } from './image.js';
 export { type Budgets, DEFAULT_BUDGETS, LibvirtBackend } from './libvirt-backend.js';
+export {
+  KVM_METADATA_NAMESPACE,
+  KVM_METADATA_PREFIX,
+  KVM2_METADATA_NAMESPACE,
+  KVM2_METADATA_PREFIX,
+  METADATA_ATTRIBUTES,
+  METADATA_ELEMENT,
+} from './marks.js';
 export { type Mark, metadataElement, parseMark } from './metadata.js';
 export {
   baseVolumeName,

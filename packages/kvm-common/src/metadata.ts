@@ -1,5 +1,6 @@
-import { METADATA_ATTRIBUTES, METADATA_ELEMENT, permanentError } from '@egress-proxies/contract';
+import { permanentError } from '@egress-proxies/contract';
 import type { KvmFlavour } from './flavour.js';
+import { METADATA_ATTRIBUTES, METADATA_ELEMENT } from './marks.js';
 import { escapeXml, parseAttributes } from './xml-text.js';
 
 /** The ownership mark in a domain's `<metadata>`. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { KvmImage } from './config.js';
 
 /** The per-instance volumes: the overlay disk and the seed ISO. */
@@ -36,5 +35,7 @@ export function markerVolumeName(image: ResolvedImage): string {
 
 /** The key used for an image given as a URL: a short hash of the URL. */
 export function urlImageKey(url: string): string {
+  // node:crypto is fetched on use: importing the package loads no crypto.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return `url-${createHash('sha256').update(url).digest('hex').slice(0, 16)}`;
 }

@@ -1,4 +1,5 @@
-import { type LogFields, loggerOf, traceFields, withSpan } from '@egress-proxies/contract';
+import type { LogFields } from '@egress-proxies/contract';
+import { loggerOf, traceFields, withSpan } from '@egress-proxies/provider-utils';
 import type { Attributes, Tracer } from '@opentelemetry/api';
 import { LibvirtError } from 'libvirt-rpc-ts';
 import { BACKEND_METHODS, type BackendCallOptions, type BackendMethod, type KvmBackend } from './backend.js';

@@ -1,5 +1,5 @@
-import { type CreateRequest, ErrorCode, type KvmMachineType, permanentError } from '@egress-proxies/contract';
-import type { KvmConfig, KvmHost } from './config.js';
+import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
+import type { KvmConfig, KvmHost, KvmMachineType } from './config.js';
 import { type ResolvedImage, urlImageKey } from './names.js';
 
 export interface ResolvedPlacement {

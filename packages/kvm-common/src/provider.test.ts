@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type CreateRequest,
-  createLogger,
   ErrorCode,
   ErrorKind,
   isTransient,
-  type LogLine,
   type ProviderError,
 } from '@egress-proxies/contract';
+import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { DomainState } from 'libvirt-rpc-ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KvmConfig, parseKvmConfig } from './config.js';

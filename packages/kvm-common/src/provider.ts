@@ -9,17 +9,18 @@ import {
   type Provider,
   type ProviderProfile,
   type SecondaryResource,
-  silentLogger,
   wrapError,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
+import { createOperationRunner, silentLogger } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dialer } from './backend.js';
 import { checkHosts } from './check.js';
 import { type KvmConfig, parseKvmConfig } from './config.js';
-import { type Core, openOp, runOp } from './core.js';
+import { type Core, PHASES, runOp } from './core.js';
 import { createInstance, validateCreate } from './create.js';
 import { deleteInstance } from './delete.js';
+import { classify } from './errors.js';
 import type { KvmFlavour } from './flavour.js';
 import { getInstance } from './get.js';
 import { HostTable } from './hosts.js';
@@ -31,8 +32,8 @@ import { sshDialer } from './ssh-dialer.js';
 
 /** Construction options shared by the kvm and kvm2 factories. */
 export interface KvmProviderOptions {
-  /** The configured entry name: carried by every error and log line. */
-  name: string;
+  /** The configured entry name, carried by every error and log line; the type when absent. */
+  name?: string;
   /** Where construction-time warnings go (unreadable credential files, insecure host keys). */
   logger?: Logger;
   /** The transport: SSH by default; tests and users may route elsewhere. */
@@ -58,20 +59,21 @@ export class KvmFamilyProvider implements Provider, Checker {
   readonly profile: ProviderProfile;
   readonly #core: Core;
 
-  constructor(flavour: KvmFlavour, config: unknown, options: KvmProviderOptions) {
+  constructor(flavour: KvmFlavour, config: unknown, options: KvmProviderOptions = {}) {
+    const name = options.name ?? flavour.type;
     let parsed: KvmConfig;
     try {
       parsed = parseKvmConfig(flavour.type, config);
     } catch (err) {
-      throw wrapError(options.name, 'configure', err);
+      throw wrapError(name, 'configure', err);
     }
     const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
-    this.name = options.name;
+    this.name = name;
     this.type = flavour.type;
     this.profile = flavour.profile;
     const dialer = options.dialer ?? sshDialer(parsed, budgets);
-    this.#core = {
-      name: options.name,
+    const core: Core = {
+      name,
       flavour,
       config: parsed,
       hosts: new HostTable({
@@ -87,10 +89,20 @@ export class KvmFamilyProvider implements Provider, Checker {
       startTimeoutMs: options.startTimeoutMs ?? 15_000,
       progressIntervalMs: options.progressIntervalMs ?? 5_000,
       now: options.now ?? (() => new Date()),
+      // Lines go to the call's logger only (the factory's logger gets construction warnings):
+      // a call without one stays silent.
+      runner: createOperationRunner({
+        name,
+        isClosed: () => core.closed,
+        classify: (err, operation) => classify(PHASES[operation] ?? 'get', err),
+        operationField: false,
+        failureLogPrefix: flavour.type,
+      }),
       closed: false,
     };
+    this.#core = core;
     // Never dials here; only warns about what will fail later.
-    const log = (options.logger ?? silentLogger).child({ provider: options.name });
+    const log = (options.logger ?? silentLogger).child({ provider: name });
     if (!options.dialer) {
       for (const [what, path] of [
         ['SSH key', parsed.sshKeyFile],
@@ -109,49 +121,42 @@ export class KvmFamilyProvider implements Provider, Checker {
 
   create(req: CreateRequest, opts?: CallOptions): Promise<string> {
     const core = this.#core;
-    const op = openOp(core, opts, { name: req?.name });
-    return runOp(core, 'create', 'create', op, async () => {
+    return runOp(core, 'create', opts, { name: req?.name }, async (op) => {
       const placement = validateCreate(core, req);
       const key = `${placement.host.name}/${req.name}`;
-      const id = await core.nameLock.withLock(
+      return core.nameLock.withLock(
         key,
         // The lock is held until the last backend step really ended, even when the caller
         // stopped waiting: a retry must not race a step still running on the host.
         () => createInstance(core, req, placement, op).finally(() => op.drain()),
         op.signal ? { signal: op.signal } : {},
       );
-      return id;
     });
   }
 
   get(id: string, opts?: CallOptions): Promise<Instance> {
-    const op = openOp(this.#core, opts, { id });
-    return runOp(this.#core, 'get', 'get', op, () => getInstance(this.#core, id, op));
+    return runOp(this.#core, 'get', opts, { id }, (op) => getInstance(this.#core, id, op));
   }
 
   delete(id: string, opts?: CallOptions): Promise<void> {
-    const op = openOp(this.#core, opts, { id });
-    return runOp(this.#core, 'delete', 'delete', op, () => deleteInstance(this.#core, id, op));
+    return runOp(this.#core, 'delete', opts, { id }, (op) => deleteInstance(this.#core, id, op));
   }
 
   listByTag(opts?: CallOptions): Promise<Instance[]> {
-    const op = openOp(this.#core, opts);
-    return runOp(this.#core, 'listByTag', 'list', op, () => listInstances(this.#core, op));
+    return runOp(this.#core, 'listByTag', opts, {}, (op) => listInstances(this.#core, op));
   }
 
   listSecondary(opts?: CallOptions): Promise<SecondaryResource[]> {
-    const op = openOp(this.#core, opts);
-    return runOp(this.#core, 'listSecondary', 'secondary', op, () => listSecondary(this.#core, op));
+    return runOp(this.#core, 'listSecondary', opts, {}, (op) => listSecondary(this.#core, op));
   }
 
   deleteSecondary(id: string, opts?: CallOptions): Promise<void> {
-    const op = openOp(this.#core, opts, { id });
-    return runOp(this.#core, 'deleteSecondary', 'secondary', op, () => deleteSecondary(this.#core, id, op));
+    return runOp(this.#core, 'deleteSecondary', opts, { id }, (op) => deleteSecondary(this.#core, id, op));
   }
 
+  /** One result per configured host, in config order; rejects only after close. */
   check(opts?: CallOptions): Promise<CheckResult[]> {
-    const op = openOp(this.#core, opts);
-    if (this.#core.closed) return runOp(this.#core, 'check', 'check', op, async () => []);
+    if (this.#core.closed) return Promise.reject(this.#core.runner.closedError('check'));
     return checkHosts(this.#core, opts);
   }
 

@@ -1,16 +1,11 @@
-import {
-  ErrorCode,
-  InstanceState,
-  isPermanent,
-  KVM2_METADATA_NAMESPACE,
-  ProviderError,
-} from '@egress-proxies/contract';
+import { ErrorCode, InstanceState, isPermanent, ProviderError } from '@egress-proxies/contract';
 import { DomainState } from 'libvirt-rpc-ts';
 import { describe, expect, it } from 'vitest';
 import { parseKvmConfig, splitAddress } from './config.js';
 import { domainXml } from './domain-xml.js';
 import { formatProviderId, parseProviderId, parseSecondaryId } from './id.js';
 import { neededBytes, POOL_HEADROOM_BYTES } from './image.js';
+import { KVM2_METADATA_NAMESPACE } from './marks.js';
 import { metadataElement, parseMark } from './metadata.js';
 import {
   baseVolumeName,

@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+/** node:crypto, fetched on use: importing the package loads no crypto. */
+const crypto = () => process.getBuiltinModule('node:crypto');
 
 /** One usable line of an OpenSSH known_hosts file. */
 export interface KnownHostEntry {
@@ -55,6 +56,7 @@ function hashedMatches(field: string, name: string): boolean {
   if (parts.length !== 4 || parts[1] !== '1') return false;
   const salt = Buffer.from(parts[2] ?? '', 'base64');
   const want = Buffer.from(parts[3] ?? '', 'base64');
+  const { createHmac, timingSafeEqual } = crypto();
   const got = createHmac('sha1', salt).update(name).digest();
   return want.length === got.length && timingSafeEqual(want, got);
 }
@@ -109,7 +111,7 @@ export function knownKeyTypes(entries: KnownHostEntry[], host: string, port: num
 
 /** `SHA256:…` fingerprint of a key blob, as OpenSSH prints it (a hash, not key material). */
 export function fingerprint(key: Buffer): string {
-  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+  return `SHA256:${crypto().createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
 }
 
 /** Host key algorithm names that negotiate a key of the given type. */

@@ -101,3 +101,52 @@ describe('parseGcpConfig (the contract schema, resolved)', () => {
     }
   });
 });
+
+/** The `gcp.<path>: <message>` lines of the one config error. */
+function lines(input: unknown): string[] {
+  try {
+    parseGcpConfig(input, 'gcp-eu');
+  } catch (err) {
+    expect((err as ProviderError).code).toBe(ErrorCode.InvalidConfig);
+    return (err as ProviderError).reason.split('\n').slice(1);
+  }
+  throw new Error('expected the block to be rejected');
+}
+
+describe('the one config-error format', () => {
+  const base = { project: 'my-proxies-123' };
+
+  it('names a typo with a did-you-mean, a wrong type and an out-of-range value', () => {
+    expect(lines({ ...base, diskSizeGB: 20 })[0]).toMatch(
+      /^gcp\.diskSizeGB: unknown key "diskSizeGB" \(did you mean "diskSizeGb"\?\)/,
+    );
+    expect(lines({ ...base, diskSizeGb: 'big' })).toEqual([
+      'gcp.diskSizeGb: expected number, got string "big"',
+    ]);
+    expect(lines({ ...base, diskSizeGb: 1 })).toEqual(['gcp.diskSizeGb: must be >= 10, got 1']);
+  });
+
+  it('words each rule with the bad value', () => {
+    expect(lines({ project: 'My_Project' })[0]).toMatch(
+      /^gcp\.project: "My_Project" is not a valid GCP project id/,
+    );
+    expect(lines({ ...base, labels: { 'proxy-operator-uid': 'x' } })).toEqual([
+      'gcp.labels.proxy-operator-uid: "proxy-operator-uid" is an ownership mark set by the provider; choose another key',
+    ]);
+    expect(lines({ ...base, labels: { team: 'Crawl' } })).toEqual([
+      'gcp.labels.team: "Crawl" is not a valid GCE label value ([a-z0-9_-], at most 63)',
+    ]);
+    expect(lines({ ...base, firewall: { enabled: true, sourceRanges: ['10.0.0.0/33'] } })).toEqual([
+      'gcp.firewall.sourceRanges[0]: "10.0.0.0/33" is not a CIDR (address/prefix, for example 10.0.0.0/8)',
+    ]);
+    expect(lines({ ...base, firewall: { enabled: true } })).toEqual([
+      'gcp.firewall.sourceRanges: required when enabled is true (the CIDRs allowed to reach the proxy port)',
+    ]);
+    expect(lines({ ...base, zones: ['europe-west3'] })).toEqual([
+      'gcp.zones[0]: "europe-west3" is not a valid GCE zone (for example europe-west3-a)',
+    ]);
+    expect(lines({ ...base, ipMode: 'both' })).toEqual([
+      'gcp.ipMode: must be one of "external", "internal", got "both"',
+    ]);
+  });
+});

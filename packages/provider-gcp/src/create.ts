@@ -4,11 +4,11 @@ import {
   ErrorCode,
   ErrorKind,
   type Logger,
-  loggerOf,
   permanentError,
   transientError,
   UID_LABEL,
 } from '@egress-proxies/contract';
+import { loggerOf } from '@egress-proxies/provider-utils';
 import type { ComputeInstance, ComputeOperation } from './backend.js';
 import type { GcpContext } from './context.js';
 import { ComputeApiError, classify, classifyOperation } from './errors.js';

@@ -3,9 +3,9 @@ import {
   ErrorCode,
   ErrorKind,
   type Logger,
-  loggerOf,
   transientError,
 } from '@egress-proxies/contract';
+import { loggerOf } from '@egress-proxies/provider-utils';
 import type { ComputeInstance, ComputeOperation } from './backend.js';
 import { zoneConfigured } from './config.js';
 import type { GcpContext } from './context.js';

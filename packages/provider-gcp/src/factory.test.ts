@@ -1,7 +1,7 @@
-import { ProviderRegistry } from '@egress-proxies/contract';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { gcpProviderFactory } from './factory.js';
-import { GCP_PROFILE } from './profile.js';
+import { gcpProfile } from './profile.js';
 import { createGcpProvider } from './provider.js';
 
 describe('gcpProviderFactory', () => {
@@ -10,7 +10,7 @@ describe('gcpProviderFactory', () => {
     const { provider, checker } = registry.create('gcp', { project: 'my-project' }, { name: 'gcp-eu' });
     expect(provider.name).toBe('gcp-eu');
     expect(provider.type).toBe('gcp');
-    expect(provider.profile).toBe(GCP_PROFILE);
+    expect(provider.profile).toBe(gcpProfile);
     expect(checker).toBe(provider);
   });
 
@@ -27,7 +27,7 @@ describe('gcpProviderFactory', () => {
   });
 
   it('declares every state the state table produces and nothing else', () => {
-    expect([...GCP_PROFILE.states].sort()).toEqual(['Provisioning', 'Running', 'Stopped', 'Terminated']);
+    expect([...gcpProfile.states].sort()).toEqual(['Provisioning', 'Running', 'Stopped', 'Terminated']);
   });
 });
 

@@ -1,14 +1,6 @@
-import { defineProviderFactory } from '@egress-proxies/contract';
+import { providerFactory } from '@egress-proxies/provider-utils';
+import { gcpConfigSchema } from './config.js';
 import { createGcpProvider } from './provider.js';
 
-/**
- * Registers the gcp provider with the contract's registry under type `gcp`; it carries the gcp
- * block's schema, so the operator validates a `module:` entry of this type with it too.
- */
-export const gcpProviderFactory = defineProviderFactory('gcp', (config, context) => {
-  const provider = createGcpProvider(config, {
-    name: context.name,
-    ...(context.logger ? { logger: context.logger } : {}),
-  });
-  return { provider, checker: provider };
-});
+/** Registers type `gcp`: `registry.register(gcpProviderFactory)`; each block arrives validated by its schema. */
+export const gcpProviderFactory = providerFactory('gcp', gcpConfigSchema, createGcpProvider);

@@ -4,10 +4,10 @@ import {
   ErrorKind,
   type Instance,
   InstanceState,
-  loggerOf,
   notFoundError,
   permanentError,
 } from '@egress-proxies/contract';
+import { loggerOf } from '@egress-proxies/provider-utils';
 import type { ComputeOperation } from './backend.js';
 import { zoneConfigured } from './config.js';
 import type { GcpContext } from './context.js';

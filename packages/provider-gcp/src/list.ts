@@ -3,11 +3,11 @@ import {
   ErrorCode,
   ErrorKind,
   type Instance,
-  loggerOf,
   MANAGED_LABEL,
   MANAGED_VALUE,
   permanentError,
 } from '@egress-proxies/contract';
+import { loggerOf } from '@egress-proxies/provider-utils';
 import { zoneConfigured } from './config.js';
 import type { GcpContext } from './context.js';
 import { classify } from './errors.js';

@@ -1,4 +1,5 @@
-import { type Logger, traceFields, withSpan } from '@egress-proxies/contract';
+import type { Logger } from '@egress-proxies/contract';
+import { traceFields, withSpan } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { ComputeApi } from './backend.js';
 import { ComputeApiError } from './errors.js';

@@ -2,7 +2,7 @@ import type { ProviderProfile } from '@egress-proxies/contract';
 import { GCP_STATES } from './state.js';
 
 /** How this provider meets the contract, axis by axis (the README's profile table says why). */
-export const GCP_PROFILE: ProviderProfile = {
+export const gcpProfile: ProviderProfile = {
   readiness: 'provisioning-window',
   createReturn: 'submit',
   deleteReturn: 'returns-early',

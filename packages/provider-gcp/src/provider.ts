@@ -1,19 +1,16 @@
-import {
-  type CallOptions,
-  type Checker,
-  type CheckResult,
-  type CreateRequest,
-  ErrorCode,
-  type Instance,
-  type Logger,
-  loggerOf,
-  type Provider,
-  type ProviderProfile,
-  permanentError,
-  traceFields,
-  wrapError,
+import type {
+  CallOptions,
+  Checker,
+  CheckResult,
+  CreateRequest,
+  Instance,
+  Logger,
+  Provider,
+  ProviderProfile,
 } from '@egress-proxies/contract';
+import { ErrorCode, permanentError, wrapError } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
+import { createOperationRunner } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import { createAuth, type RequestAuth } from './auth.js';
@@ -30,7 +27,7 @@ import { get } from './get.js';
 import { listByTag } from './list.js';
 import { observeComputeApi } from './observe.js';
 import { OperationTracker } from './operations.js';
-import { GCP_PROFILE } from './profile.js';
+import { gcpProfile } from './profile.js';
 import { createRestComputeApi, DEFAULT_ENDPOINT } from './rest-client.js';
 
 export interface GcpProviderOptions {
@@ -113,58 +110,43 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
     listPageSize: options.listPageSize ?? 500,
   };
 
-  const loggerFor = (opts: CallOptions | undefined) => opts?.logger ?? options.logger ?? loggerOf(undefined);
   let closed = false;
-  const run = <T>(operation: string, opts: CallOptions | undefined, fn: () => Promise<T>): Promise<T> => {
-    // The caller's trace IDs on every line of the call (a backend call's own span overrides them).
-    const logger = loggerFor(opts).child({ provider: name, operation, ...traceFields() });
-    return runWithLogger(logger, async () => {
-      try {
-        if (closed) {
-          throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
-        }
-        opts?.signal?.throwIfAborted();
-        return await fn();
-      } catch (err) {
-        throw wrapError(name, operation, classify(err));
-      }
-    });
-  };
-  const withLogger = (opts: CallOptions | undefined, operation: string): CallOptions => ({
-    ...opts,
-    logger: loggerFor(opts).child({ provider: name, operation, ...traceFields() }),
+  const runner = createOperationRunner({
+    name,
+    logger: options.logger,
+    isClosed: () => closed,
+    classify: (err) => classify(err),
+    // Every request takes the call's signal, so nothing needs racing.
+    raceSignal: false,
   });
+  // The call's logger also rides the async context, for the transport wrapper's lines.
+  const run = <T>(
+    operation: string,
+    opts: CallOptions | undefined,
+    fn: (o: CallOptions) => Promise<T>,
+  ): Promise<T> =>
+    runner.run(operation, opts, (call) =>
+      runWithLogger(call.logger, () => fn({ ...opts, logger: call.logger })),
+    );
 
   return {
     name,
     type: 'gcp',
-    profile: GCP_PROFILE satisfies ProviderProfile,
+    profile: gcpProfile satisfies ProviderProfile,
     config: cfg,
     firewallRule: ruleName,
-    create: (req: CreateRequest, opts?: CallOptions) =>
-      run('create', opts, () => create(ctx, req, withLogger(opts, 'create'))),
-    get: (id: string, opts?: CallOptions): Promise<Instance> =>
-      run('get', opts, () => get(ctx, id, withLogger(opts, 'get'))),
-    delete: (id: string, opts?: CallOptions) =>
-      run('delete', opts, () => remove(ctx, id, withLogger(opts, 'delete'))),
-    listByTag: (opts?: CallOptions) =>
-      run('listByTag', opts, () => listByTag(ctx, withLogger(opts, 'listByTag'))),
+    create: (req: CreateRequest, opts?: CallOptions) => run('create', opts, (o) => create(ctx, req, o)),
+    get: (id: string, opts?: CallOptions): Promise<Instance> => run('get', opts, (o) => get(ctx, id, o)),
+    delete: (id: string, opts?: CallOptions) => run('delete', opts, (o) => remove(ctx, id, o)),
+    listByTag: (opts?: CallOptions) => run('listByTag', opts, (o) => listByTag(ctx, o)),
     check: (opts?: CallOptions): Promise<CheckResult[]> => {
-      const o = withLogger(opts, 'check');
-      if (closed) {
-        // The same stable code as every other call after close (contract 2.12).
-        return Promise.reject(
-          wrapError(
-            name,
-            'check',
-            permanentError('the provider is closed', { code: ErrorCode.ProviderClosed }),
-          ),
-        );
-      }
-      return runWithLogger(loggerOf(o), async () => {
-        const results = await check(ctx, o);
+      // The same stable code as every other call after close (contract 2.12).
+      if (closed) return Promise.reject(runner.closedError('check'));
+      const logger = runner.loggerFor('check', opts);
+      return runWithLogger(logger, async () => {
+        const results = await check(ctx, { ...opts, logger });
         for (const r of results) {
-          loggerOf(o).log(1, 'gcp project checked', { project: r.target, ready: r.ready, reason: r.reason });
+          logger.log(1, 'gcp project checked', { project: r.target, ready: r.ready, reason: r.reason });
         }
         return results;
       });

@@ -1,4 +1,4 @@
 import { describeProviderConformance } from '@egress-proxies/conformance';
-import { gcpConformanceHarness } from './conformance-harness.js';
+import { gcpConformanceHarness } from '../src/test/conformance-harness.js';
 
 describeProviderConformance(gcpConformanceHarness);

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeCompute } from './fake-compute.js';
+import { FakeCompute } from '../src/test/fake-compute.js';
 
 let fake: FakeCompute;
 afterEach(async () => {

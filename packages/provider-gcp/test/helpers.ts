@@ -1,7 +1,8 @@
-import { type CreateRequest, createLogger, type LogLine } from '@egress-proxies/contract';
+import type { CreateRequest } from '@egress-proxies/contract';
+import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { noAuth } from '../src/auth.js';
 import { createGcpProvider, type GcpProvider, type GcpProviderOptions } from '../src/provider.js';
-import { FakeCompute, type FakeComputeOptions } from './fake-compute.js';
+import { FakeCompute, type FakeComputeOptions } from '../src/test/fake-compute.js';
 
 export const IMAGE = 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64';
 export const ZONE = 'us-central1-a';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { computeErrors } from './fake-errors.js';
+import { computeErrors } from '../src/test/fake-errors.js';
 import { rejection, request, type Setup, setup } from './helpers.js';
 
 let s: Setup;

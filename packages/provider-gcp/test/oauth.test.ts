@@ -2,10 +2,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, type LogLine } from '@egress-proxies/contract';
+import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGcpProvider, type GcpProvider } from '../src/provider.js';
-import { FakeCompute } from './fake-compute.js';
+import { FakeCompute } from '../src/test/fake-compute.js';
 import { rejection, request } from './helpers.js';
 
 const EMAIL = 'proxy-operator@fake-project.iam.gserviceaccount.com';

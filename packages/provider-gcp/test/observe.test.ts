@@ -6,7 +6,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { computeErrors } from './fake-errors.js';
+import { computeErrors } from '../src/test/fake-errors.js';
 import { rejection, request, type Setup, setup } from './helpers.js';
 
 const exporter = new InMemorySpanExporter();

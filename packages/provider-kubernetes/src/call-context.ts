@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Logger, silentLogger } from '@egress-proxies/contract';
+import type { Logger } from '@egress-proxies/contract';
+import { silentLogger } from '@egress-proxies/provider-utils';
 
 // The seam decorator is applied once, when the provider is built; the logger of the call in
 // progress reaches it through async context instead of an extra parameter on every seam method.

@@ -1,6 +1,7 @@
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
-import { ErrorCode, permanentError, raceAbort, throwIfAborted } from '@egress-proxies/contract';
+import { ErrorCode, permanentError } from '@egress-proxies/contract';
+import { raceAbort, throwIfAborted } from '@egress-proxies/provider-utils';
 import type {
   AuthorizationV1Api,
   ConfigurationOptions,

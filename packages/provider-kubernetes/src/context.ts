@@ -1,6 +1,6 @@
-import type { KubernetesConfig } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
 import type { KubeBackend } from './backend.js';
+import type { KubernetesConfig } from './config.js';
 
 /** What every operation module needs; built once per provider. */
 export interface KubeContext {

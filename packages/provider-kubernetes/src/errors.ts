@@ -7,8 +7,6 @@ export const KubeErrorCode = {
   PodTerminating: 'POD_TERMINATING',
   /** A ResourceQuota's status is not computed yet, so admission cannot decide. */
   QuotaUnknown: 'QUOTA_STATUS_UNKNOWN',
-  /** A call after `close()`. */
-  Closed: 'PROVIDER_CLOSED',
 } as const;
 
 const CERT_CODES = new Set([

@@ -1,7 +1,8 @@
-import { ProviderRegistry, parseProviderConfig } from '@egress-proxies/contract';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
+import { parseKubernetesConfig } from './config.js';
 import { kubernetesProviderFactory } from './factory.js';
-import { KUBERNETES_PROFILE } from './profile.js';
+import { kubernetesProfile } from './profile.js';
 
 describe('kubernetesProviderFactory', () => {
   it('registers under type kubernetes and builds a provider carrying the configured name, without a call', () => {
@@ -13,12 +14,12 @@ describe('kubernetesProviderFactory', () => {
     );
     expect(bundle.provider.name).toBe('cluster-a');
     expect(bundle.provider.type).toBe('kubernetes');
-    expect(bundle.provider.profile).toBe(KUBERNETES_PROFILE);
+    expect(bundle.provider.profile).toBe(kubernetesProfile);
     expect(bundle.checker).toBe(bundle.provider);
   });
 
-  it('takes the block the contract loader produced, defaults filled', () => {
-    const block = parseProviderConfig('kubernetes', { allowedSourceCIDRs: ['10.1.0.0/16'] });
+  it('takes the block the providers-file loader produced, defaults filled', () => {
+    const block = parseKubernetesConfig({ allowedSourceCIDRs: ['10.1.0.0/16'] });
     const { provider } = kubernetesProviderFactory.create(block, { name: 'k' });
     expect((provider as unknown as { config: typeof block }).config).toEqual(block);
     expect(block.allowedSourceCIDRs).toEqual(['10.1.0.0/16']);

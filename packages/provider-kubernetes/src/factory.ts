@@ -1,11 +1,10 @@
-import { defineProviderFactory } from '@egress-proxies/contract';
+import { providerFactory } from '@egress-proxies/provider-utils';
+import { kubernetesConfigSchema } from './config.js';
 import { createKubernetesProvider } from './provider.js';
 
-/** Registers the kubernetes provider with the contract's registry under type `kubernetes`. */
-export const kubernetesProviderFactory = defineProviderFactory('kubernetes', (config, context) => {
-  const provider = createKubernetesProvider(config, {
-    name: context.name,
-    ...(context.logger ? { logger: context.logger } : {}),
-  });
-  return { provider, checker: provider };
-});
+/** Registers type `kubernetes`: `registry.register(kubernetesProviderFactory)`; each block arrives validated by its schema. */
+export const kubernetesProviderFactory = providerFactory(
+  'kubernetes',
+  kubernetesConfigSchema,
+  createKubernetesProvider,
+);

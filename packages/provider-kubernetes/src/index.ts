@@ -15,6 +15,7 @@ export {
   type KubernetesConfigInput,
   kubernetesConfigSchema,
   parseKubernetesConfig,
+  parseQuantity,
 } from './config.js';
 export { type ClassifyOptions, classify, isQuotaExceeded, KubeErrorCode } from './errors.js';
 export { kubernetesProviderFactory } from './factory.js';
@@ -31,7 +32,7 @@ export {
   SQUID_UID,
   ZONE_LABEL,
 } from './pod.js';
-export { KUBERNETES_PROFILE } from './profile.js';
+export { kubernetesProfile } from './profile.js';
 export {
   createKubernetesProvider,
   type KubernetesProvider,

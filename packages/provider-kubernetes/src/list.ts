@@ -1,10 +1,5 @@
-import {
-  type Instance,
-  type Logger,
-  MANAGED_LABEL,
-  MANAGED_VALUE,
-  throwIfAborted,
-} from '@egress-proxies/contract';
+import { type Instance, type Logger, MANAGED_LABEL, MANAGED_VALUE } from '@egress-proxies/contract';
+import { throwIfAborted } from '@egress-proxies/provider-utils';
 import type { KubeContext } from './context.js';
 import { classify } from './errors.js';
 import { isMarked, toInstance } from './instance.js';

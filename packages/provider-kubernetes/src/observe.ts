@@ -1,4 +1,5 @@
-import { type Logger, traceFields, withSpan } from '@egress-proxies/contract';
+import type { Logger } from '@egress-proxies/contract';
+import { traceFields, withSpan } from '@egress-proxies/provider-utils';
 import type { Attributes, Tracer } from '@opentelemetry/api';
 import { KubeApiError } from './api-error.js';
 import { KUBE_CALLS, type KubeBackend } from './backend.js';

@@ -2,13 +2,13 @@ import {
   type CreateRequest,
   ErrorCode,
   INSTALLATION_LABEL,
-  type KubernetesConfig,
   MANAGED_LABEL,
   MANAGED_VALUE,
   permanentError,
   UID_LABEL,
 } from '@egress-proxies/contract';
 import type { V1Pod, V1Toleration } from '@kubernetes/client-node';
+import type { KubernetesConfig } from './config.js';
 import { isLabelValue, isObjectName } from './names.js';
 import { SQUID_PATHS, squidConf } from './squid-conf.js';
 

@@ -2,7 +2,7 @@ import type { ProviderProfile } from '@egress-proxies/contract';
 import { KUBERNETES_STATES } from './state.js';
 
 /** How this provider meets the contract, axis by axis (the README's profile table says why). */
-export const KUBERNETES_PROFILE: ProviderProfile = {
+export const kubernetesProfile: ProviderProfile = {
   readiness: 'immediate',
   createReturn: 'submit',
   deleteReturn: 'returns-early',

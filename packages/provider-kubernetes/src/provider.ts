@@ -1,34 +1,30 @@
 import {
-  abortReason,
   type CallOptions,
   type Checker,
   type CheckResult,
   type CreateRequest,
   type Instance,
-  type KubernetesConfig,
   type Logger,
-  loggerOf,
   type Provider,
-  ProviderError,
   type ProviderProfile,
-  permanentError,
   wrapError,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
+import { createOperationRunner } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { KubeBackend } from './backend.js';
 import { currentLogger, runWithLogger } from './call-context.js';
 import { check } from './check.js';
 import { type ClientNodeOptions, createClientNodeBackend } from './client-node.js';
-import { type KubernetesConfigInput, parseKubernetesConfig } from './config.js';
+import { type KubernetesConfig, type KubernetesConfigInput, parseKubernetesConfig } from './config.js';
 import type { KubeContext } from './context.js';
 import { create } from './create.js';
 import { remove } from './delete.js';
-import { classify, KubeErrorCode } from './errors.js';
+import { classify } from './errors.js';
 import { get } from './get.js';
 import { listByTag } from './list.js';
 import { observeBackend } from './observe.js';
-import { KUBERNETES_PROFILE } from './profile.js';
+import { kubernetesProfile } from './profile.js';
 
 export interface KubernetesProviderOptions extends ClientNodeOptions {
   /** The configured provider entry name, carried into every error and log line (default `kubernetes`). */
@@ -73,28 +69,23 @@ export function createKubernetesProvider(
 
   let closed = false;
   // The call's logger, else the provider's, else silent; every line names the provider entry.
-  const loggerFor = (opts: CallOptions | undefined): Logger =>
-    (opts?.logger ?? options.logger ?? loggerOf(opts)).child({ provider: name });
-
-  const run = async <T>(
+  const runner = createOperationRunner({
+    name,
+    logger: options.logger,
+    isClosed: () => closed,
+    classify: (err) => classify(err),
+    // Every request takes the call's signal, so nothing needs racing.
+    raceSignal: false,
+    operationField: false,
+  });
+  const run = <T>(
     operation: string,
     opts: CallOptions | undefined,
     fn: (signal: AbortSignal | undefined, logger: Logger) => Promise<T>,
-  ): Promise<T> => {
-    const logger = loggerFor(opts);
-    const signal = opts?.signal;
-    try {
-      if (closed) throw permanentError('the provider is closed', { code: KubeErrorCode.Closed });
-      if (signal?.aborted) throw abortReason(signal);
-      return await runWithLogger(logger, () => fn(signal, logger));
-    } catch (err) {
-      // An abort can surface as the transport's own error; the signal says what really happened.
-      const cause = signal?.aborted && !ProviderError.isInstance(err) ? abortReason(signal) : err;
-      throw wrapError(name, operation, classify(cause));
-    }
-  };
+  ): Promise<T> =>
+    runner.run(operation, opts, (call) => runWithLogger(call.logger, () => fn(call.signal, call.logger)));
 
-  const profile: ProviderProfile = KUBERNETES_PROFILE;
+  const profile: ProviderProfile = kubernetesProfile;
   return {
     name,
     type: 'kubernetes',
@@ -106,15 +97,9 @@ export function createKubernetesProvider(
     delete: (id: string, opts?: CallOptions) => run('delete', opts, (s, l) => remove(ctx, id, s, l)),
     listByTag: (opts?: CallOptions) => run('listByTag', opts, (s, l) => listByTag(ctx, s, l)),
     async check(opts?: CallOptions): Promise<CheckResult[]> {
-      const logger = loggerFor(opts);
-      if (closed) {
-        // The same stable code as every other call after close (contract 2.12).
-        throw wrapError(
-          name,
-          'check',
-          permanentError('the provider is closed', { code: KubeErrorCode.Closed }),
-        );
-      }
+      // The same stable code as every other call after close (contract 2.12).
+      if (closed) throw runner.closedError('check');
+      const logger = runner.loggerFor('check', opts);
       return runWithLogger(logger, () => check(ctx, opts?.signal, logger));
     },
     async close() {

@@ -36,6 +36,10 @@ describe('squidConf', () => {
     expect(l).toContain('forwarded_for delete');
   });
 
+  it('turns the ICMP pinger off (no capability to open its raw socket)', () => {
+    expect(lines(conf)).toContain('pinger_enable off');
+  });
+
   it('uses the port it is given', () => {
     expect(lines(squidConf(8080, ['192.168.0.0/16']))).toContain('http_port 8080');
   });

@@ -23,7 +23,8 @@ export function isCidr(value: string): boolean {
  * The Squid configuration for one proxy: listen on `port`, let only `allowedSourceCIDRs` through,
  * refuse the cache manager, loopback and link-local destinations (cloud metadata endpoints),
  * cache nothing on disk, log to stdout/stderr and strip client addresses from forwarded
- * requests. There is deliberately no `http_access allow all`: the last rule denies everything
+ * requests. The ICMP pinger stays off: it needs a raw socket, which the Pod (no capabilities)
+ * cannot open, and Squid logs a FATAL for it at every start. There is deliberately no `http_access allow all`: the last rule denies everything
  * the source ACL did not allow.
  */
 export function squidConf(port: number, allowedSourceCIDRs: readonly string[]): string {
@@ -59,6 +60,7 @@ export function squidConf(port: number, allowedSourceCIDRs: readonly string[]): 
     `pid_filename ${SQUID_PATHS.run}/squid.pid`,
     `coredump_dir ${SQUID_PATHS.cache}`,
     'shutdown_lifetime 3 seconds',
+    'pinger_enable off',
     '',
   ].join('\n');
 }

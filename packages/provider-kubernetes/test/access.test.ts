@@ -10,7 +10,7 @@ import {
 import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesProvider } from '../src/index.js';
-import { CONTROL_PLANE_BUDGET_MS, deleteQuota, must, setPodQuota } from './kube.js';
+import { CONTROL_PLANE_BUDGET_MS, deleteQuota, must, setPodQuota } from '../src/test/kube.js';
 
 async function rejection(p: Promise<unknown>): Promise<ProviderError> {
   try {

@@ -1,8 +1,8 @@
 import { describeProviderConformance } from '@egress-proxies/conformance';
 import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
 import { afterAll, beforeAll } from 'vitest';
-import { ConformanceEnv, createKubeHarness } from './conformance-harness.js';
-import { CONTROL_PLANE_BUDGET_MS } from './kube.js';
+import { ConformanceEnv, createKubeHarness } from '../src/test/conformance-harness.js';
+import { CONTROL_PLANE_BUDGET_MS } from '../src/test/kube.js';
 
 const env = new ConformanceEnv();
 let cp: KubeControlPlane | undefined;

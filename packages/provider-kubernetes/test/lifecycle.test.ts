@@ -15,7 +15,7 @@ import {
   createKubernetesProvider,
   type KubernetesProvider,
 } from '../src/index.js';
-import { CONTROL_PLANE_BUDGET_MS, forceDeletePod, must } from './kube.js';
+import { CONTROL_PLANE_BUDGET_MS, forceDeletePod, must } from '../src/test/kube.js';
 
 const NS = 'lifecycle';
 

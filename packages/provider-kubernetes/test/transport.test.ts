@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import {
   type CreateRequest,
-  createLogger,
   ErrorCode,
   ErrorKind,
   instanceName,
-  type LogLine,
   type ProviderError,
 } from '@egress-proxies/contract';
+import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -19,8 +18,8 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesProvider, type KubeFetch } from '../src/index.js';
-import { CONTROL_PLANE_BUDGET_MS, must, relayKubeconfig } from './kube.js';
-import { KubeRelay } from './relay.js';
+import { CONTROL_PLANE_BUDGET_MS, must, relayKubeconfig } from '../src/test/kube.js';
+import { KubeRelay } from '../src/test/relay.js';
 
 const NS = 'transport';
 

@@ -1,4 +1,6 @@
-import { KVM_METADATA_NAMESPACE, ProviderRegistry, profileProblems } from '@egress-proxies/contract';
+import { profileProblems } from '@egress-proxies/contract';
+import { KVM_METADATA_NAMESPACE } from '@egress-proxies/kvm-common';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { createKvmProvider, kvmFlavour, kvmProfile, kvmProviderFactory } from './index.js';
 

@@ -1,30 +1,20 @@
-import { defineProviderFactory, type KvmConfig, type KvmConfigInput } from '@egress-proxies/contract';
-import { KvmFamilyProvider, type KvmProviderOptions } from '@egress-proxies/kvm-common';
-import { kvmFlavour } from './flavour.js';
-
-export { kvmConfigSchema } from '@egress-proxies/contract';
-export { KvmCheckReason, KvmErrorCode, type KvmProviderOptions } from '@egress-proxies/kvm-common';
+export {
+  KVM_DEFAULTS,
+  type KvmConfig,
+  type KvmConfigInput,
+  type KvmHost,
+  type KvmImage,
+  type KvmMachineType,
+  kvmConfigSchema,
+} from './config.js';
+export { classify, KvmCheckReason, KvmErrorCode } from './errors.js';
+export { kvmProviderFactory } from './factory.js';
 export { kvmFlavour } from './flavour.js';
+export {
+  KVM_METADATA_NAMESPACE,
+  KVM_METADATA_PREFIX,
+  METADATA_ATTRIBUTES,
+  METADATA_ELEMENT,
+} from './marks.js';
 export { kvmProfile } from './profile.js';
-export type { KvmConfig, KvmConfigInput };
-export type KvmProvider = KvmFamilyProvider;
-
-/**
- * Builds a kvm provider from a `kvm:` block (validated here; messages say `kvm.<field>`).
- * Never dials: the first connection is made by the first call that needs the host.
- */
-export function createKvmProvider(
-  config: KvmConfigInput | KvmConfig,
-  options: KvmProviderOptions,
-): KvmProvider {
-  return new KvmFamilyProvider(kvmFlavour, config, options);
-}
-
-/** The registry entry: `registry.register(kvmProviderFactory)`. */
-export const kvmProviderFactory = defineProviderFactory('kvm', (config, context) => {
-  const provider = createKvmProvider(config, {
-    name: context.name,
-    ...(context.logger ? { logger: context.logger } : {}),
-  });
-  return { provider, checker: provider };
-});
+export { createKvmProvider, type KvmProvider, type KvmProviderOptions } from './provider.js';

@@ -1,5 +1,5 @@
-import { KVM2_METADATA_NAMESPACE, KVM2_METADATA_PREFIX } from '@egress-proxies/contract';
 import type { KvmFlavour } from '@egress-proxies/kvm-common';
+import { KVM2_METADATA_NAMESPACE, KVM2_METADATA_PREFIX } from './marks.js';
 import { kvm2Profile } from './profile.js';
 
 /** kvm2: its own namespace, the guest agent first. */

@@ -1,4 +1,6 @@
-import { KVM2_METADATA_NAMESPACE, ProviderRegistry, profileProblems } from '@egress-proxies/contract';
+import { profileProblems } from '@egress-proxies/contract';
+import { KVM2_METADATA_NAMESPACE } from '@egress-proxies/kvm-common';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { createKvm2Provider, kvm2Flavour, kvm2Profile, kvm2ProviderFactory } from './index.js';
 

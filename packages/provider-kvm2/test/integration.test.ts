@@ -1,4 +1,4 @@
-import { KVM_METADATA_NAMESPACE, KVM2_METADATA_NAMESPACE } from '@egress-proxies/contract';
+import { KVM_METADATA_NAMESPACE, KVM2_METADATA_NAMESPACE } from '@egress-proxies/kvm-common';
 import {
   describeRealBackend,
   describeRealSharedHost,

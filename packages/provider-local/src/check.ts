@@ -1,11 +1,6 @@
 import { hostname } from 'node:os';
-import {
-  CheckReason,
-  type CheckResult,
-  isAbortError,
-  ProviderError,
-  raceAbort,
-} from '@egress-proxies/contract';
+import { CheckReason, type CheckResult, isAbortError, ProviderError } from '@egress-proxies/contract';
+import { raceAbort } from '@egress-proxies/provider-utils';
 import type { OpContext } from './context.js';
 import { resolveEngine } from './launch.js';
 

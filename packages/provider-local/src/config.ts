@@ -1,20 +1,56 @@
 import {
-  LOCAL_DEFAULTS,
-  type LocalConfig,
-  type LocalConfigInput,
-  localConfigSchema,
-  parseProviderBlock,
-} from '@egress-proxies/contract';
+  absolutePath,
+  cidrList,
+  filePath,
+  type Infer,
+  type InferInput,
+  ipAddress,
+  parseConfig,
+  range,
+  s,
+} from '@egress-proxies/provider-utils';
 
-export { LOCAL_DEFAULTS, type LocalConfig, type LocalConfigInput, localConfigSchema };
+export const LOCAL_DEFAULTS = {
+  bindAddress: '127.0.0.1',
+  portRange: { min: 40000, max: 40999 },
+  engine: 'auto',
+  /** Loopback only, matching the default bind address. */
+  allowedSourceCIDRs: ['127.0.0.0/8', '::1/128'],
+  loopbackEgress: false,
+} as const;
+
+/** The `local:` block: proxies as processes on this machine (development, CI, tests). */
+export const localConfigSchema = s.object({
+  /** Where each proxy's state file (its mark) and runtime files live. */
+  stateDir: filePath(),
+  bindAddress: ipAddress().default(LOCAL_DEFAULTS.bindAddress),
+  /** Ports handed to proxies: the request's port when it is inside and free, otherwise one allocated from the range. */
+  portRange: range(1, 65535).default(() => ({ ...LOCAL_DEFAULTS.portRange })),
+  /** The Squid binary; looked up on PATH when absent. */
+  squidPath: absolutePath('absolute path to the squid binary').optional(),
+  /** `auto` uses Squid when found and the built-in Node proxy otherwise. */
+  engine: s.enum(['auto', 'squid', 'node']).default(LOCAL_DEFAULTS.engine),
+  allowedSourceCIDRs: cidrList().default(() => [...LOCAL_DEFAULTS.allowedSourceCIDRs]),
+  /**
+   * Gives each proxy that names no placement.zone its own outgoing address 127.0.0.N (N >= 2),
+   * so one machine shows distinct egress addresses. Reaches loopback targets only: Linux routes
+   * all of 127.0.0.0/8 to lo and never sends such a source anywhere else.
+   */
+  loopbackEgress: s.boolean().default(LOCAL_DEFAULTS.loopbackEgress),
+});
+
+/** A validated `local:` block, defaults filled. */
+export type LocalConfig = Infer<typeof localConfigSchema>;
+/** A `local:` block as written in a config (defaulted fields optional). */
+export type LocalConfigInput = InferInput<typeof localConfigSchema>;
 
 /** The engines a proxy can run on; `auto` is resolved to one of these at create time. */
 export type Engine = 'squid' | 'node';
 
 /**
- * Validates a `local:` block and fills its defaults. Throws the contract's one config error
- * (`invalidConfigError`) naming every bad field.
+ * Validates a `local:` block and fills its defaults, or throws the one config error (Permanent
+ * `INVALID_CONFIG`) naming every bad field.
  */
 export function resolveConfig(input: LocalConfigInput | LocalConfig, provider?: string): LocalConfig {
-  return parseProviderBlock('local', input, provider);
+  return parseConfig(localConfigSchema, input, { type: 'local', provider });
 }

@@ -1,4 +1,5 @@
-import { createLogger, ErrorCode, type LogLine, ProviderError, withSpan } from '@egress-proxies/contract';
+import { ErrorCode, ProviderError } from '@egress-proxies/contract';
+import { createLogger, type LogLine, withSpan } from '@egress-proxies/provider-utils';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {

@@ -1,4 +1,5 @@
-import { type Logger, traceFields, withSpan } from '@egress-proxies/contract';
+import type { Logger } from '@egress-proxies/contract';
+import { traceFields, withSpan } from '@egress-proxies/provider-utils';
 import { type LocalBackend, STEPS } from './backend.js';
 import { classify } from './errors.js';
 

@@ -19,7 +19,7 @@ import {
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
-import { raceAbort, throwIfAborted } from '@egress-proxies/contract';
+import { raceAbort, throwIfAborted } from '@egress-proxies/provider-utils';
 import type { LocalBackend, ProcessInfo, Spawned, SpawnSpec, UserIds } from './backend.js';
 import { nodeRunnerPath } from './engines/node.js';
 import { errnoOf } from './errors.js';

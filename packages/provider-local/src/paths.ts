@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { LOCAL_INSTANCES_DIR, LOCAL_STATE_FILE_SUFFIX } from '@egress-proxies/contract';
+import { LOCAL_INSTANCES_DIR, LOCAL_STATE_FILE_SUFFIX } from './marks.js';
 
 /** Where runtime files (generated config, logs, pid files) live, one directory per instance. */
 export const LOCAL_RUNTIME_DIR = 'run';

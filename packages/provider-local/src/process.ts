@@ -1,4 +1,5 @@
-import { sleep, transientError } from '@egress-proxies/contract';
+import { transientError } from '@egress-proxies/contract';
+import { sleep } from '@egress-proxies/provider-utils';
 import type { ProcessInfo } from './backend.js';
 import type { OpContext } from './context.js';
 import type { ProcessCondition } from './state.js';

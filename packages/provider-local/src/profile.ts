@@ -1,7 +1,7 @@
 import { InstanceState, type ProviderProfile } from '@egress-proxies/contract';
 
 /** How the local provider meets the contract, axis by axis (the README explains each answer). */
-export const LOCAL_PROFILE: ProviderProfile = Object.freeze({
+export const localProfile: ProviderProfile = Object.freeze({
   readiness: 'immediate',
   createReturn: 'blocking',
   deleteReturn: 'waits',

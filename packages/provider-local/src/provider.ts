@@ -1,20 +1,20 @@
 import { networkInterfaces } from 'node:os';
-import {
-  type CallOptions,
-  type Checker,
-  type CheckResult,
-  type CreateRequest,
-  ErrorCode,
-  type Logger,
-  type Provider,
-  type ProviderProfile,
-  permanentError,
-  raceAbort,
-  silentLogger,
-  throwIfAborted,
-  wrapError,
+import type {
+  CallOptions,
+  Checker,
+  CheckResult,
+  CreateRequest,
+  Logger,
+  Provider,
+  ProviderProfile,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
+import {
+  createOperationRunner,
+  type OperationCall,
+  type OperationRunner,
+  silentLogger,
+} from '@egress-proxies/provider-utils';
 import type { LocalBackend } from './backend.js';
 import { checkHost } from './check.js';
 import { type LocalConfig, type LocalConfigInput, resolveConfig } from './config.js';
@@ -27,7 +27,7 @@ import { listInstances } from './list.js';
 import { observe } from './observe.js';
 import { createOsBackend } from './os-backend.js';
 import { statePaths } from './paths.js';
-import { LOCAL_PROFILE } from './profile.js';
+import { localProfile } from './profile.js';
 
 export const LOCAL_TYPE = 'local';
 
@@ -50,22 +50,38 @@ function hostAddresses(): string[] {
     .map((a) => a.address);
 }
 
+/**
+ * A local provider and its Checker (the same object): proxies as detached processes on this
+ * host, Squid when installed, the built-in Node proxy otherwise. Validates `config` (a bad one
+ * throws the one config error) and makes no host call until the first operation.
+ */
+export function createLocalProvider(
+  config: LocalConfigInput,
+  options: LocalProviderOptions = {},
+): LocalProvider {
+  return new LocalProvider(config, options);
+}
+
 /** Proxies as supervised processes on this host. */
 export class LocalProvider implements Provider, Checker {
   readonly name: string;
   readonly type = LOCAL_TYPE;
-  readonly profile: ProviderProfile = LOCAL_PROFILE;
+  readonly profile: ProviderProfile = localProfile;
   readonly config: LocalConfig;
   readonly #shared: Shared;
   readonly #backend: LocalBackend;
-  readonly #logger: Logger;
+  readonly #runner: OperationRunner;
   #closed = false;
 
   constructor(config: LocalConfigInput | LocalConfig, options: LocalProviderOptions = {}) {
     this.name = options.name ?? LOCAL_TYPE;
     this.config = resolveConfig(config, this.name);
     this.#backend = options.backend ?? createOsBackend(this.config.stateDir);
-    this.#logger = options.logger ?? silentLogger;
+    this.#runner = createOperationRunner({
+      name: this.name,
+      logger: options.logger ?? silentLogger,
+      isClosed: () => this.#closed,
+    });
     const getuid = process.getuid;
     this.#shared = {
       providerName: this.name,
@@ -79,26 +95,18 @@ export class LocalProvider implements Provider, Checker {
     };
   }
 
-  #context(opts: CallOptions | undefined, op: string): OpContext {
-    const logger = (opts?.logger ?? this.#logger).child({ provider: this.name, operation: op });
+  #context(call: Pick<OperationCall, 'signal' | 'logger'>): OpContext {
     return {
       ...this.#shared,
-      backend: observe(this.#backend, logger),
-      pollBackend: observe(this.#backend, logger, 2),
-      signal: opts?.signal,
-      logger,
+      backend: observe(this.#backend, call.logger),
+      pollBackend: observe(this.#backend, call.logger, 2),
+      signal: call.signal,
+      logger: call.logger,
     };
   }
 
-  async #run<T>(op: string, opts: CallOptions | undefined, fn: (ctx: OpContext) => Promise<T>): Promise<T> {
-    try {
-      if (this.#closed) throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
-      throwIfAborted(opts?.signal);
-      const ctx = this.#context(opts, op);
-      return await raceAbort(fn(ctx), opts?.signal);
-    } catch (err) {
-      throw wrapError(this.name, op, err);
-    }
+  #run<T>(op: string, opts: CallOptions | undefined, fn: (ctx: OpContext) => Promise<T>): Promise<T> {
+    return this.#runner.run(op, opts, (call) => fn(this.#context(call)));
   }
 
   create(req: CreateRequest, opts?: CallOptions): Promise<string> {
@@ -119,14 +127,8 @@ export class LocalProvider implements Provider, Checker {
 
   /** One result for this host; never rejects (an expired signal is a `Timeout` result) until close. */
   async check(opts?: CallOptions): Promise<CheckResult[]> {
-    if (this.#closed) {
-      throw wrapError(
-        this.name,
-        'check',
-        permanentError('the provider is closed', { code: ErrorCode.ProviderClosed }),
-      );
-    }
-    const ctx = this.#context(opts, 'check');
+    if (this.#closed) throw this.#runner.closedError('check');
+    const ctx = this.#context({ signal: opts?.signal, logger: this.#runner.loggerFor('check', opts) });
     const result = await checkHost(ctx);
     ctx.logger.log(1, 'local check', { target: result.target, ready: result.ready, reason: result.reason });
     return [result];

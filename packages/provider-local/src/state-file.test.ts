@@ -1,5 +1,5 @@
-import { LOCAL_STATE_KIND } from '@egress-proxies/contract';
 import { describe, expect, it } from 'vitest';
+import { LOCAL_STATE_KIND } from './marks.js';
 import { decodeState, encodeState } from './state-file.js';
 
 describe('state file', () => {

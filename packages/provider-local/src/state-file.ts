@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
-import { LOCAL_STATE_FIELDS, LOCAL_STATE_KIND, MANAGED_VALUE } from '@egress-proxies/contract';
+import { MANAGED_VALUE } from '@egress-proxies/contract';
 import type { Engine } from './config.js';
+import { LOCAL_STATE_FIELDS, LOCAL_STATE_KIND } from './marks.js';
 
 /**
  * One instance's state file: the ownership mark (the fields garbage collection reads) plus the

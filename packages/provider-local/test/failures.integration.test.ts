@@ -57,7 +57,7 @@ describe('create failures on the real host', () => {
         return os.spawn(signal, spec);
       },
     };
-    const { provider } = createLocalProvider(
+    const provider = createLocalProvider(
       { stateDir: dir, engine: 'node', portRange: RANGE },
       { backend: racing, name: 'local-failures' },
     );
@@ -77,7 +77,7 @@ describe('create failures on the real host', () => {
 
   it('reports no free port in the range as QuotaExceeded NO_FREE_PORT', async () => {
     const dir = await stateDir('full');
-    const { provider } = createLocalProvider({
+    const provider = createLocalProvider({
       stateDir: dir,
       engine: 'node',
       portRange: { min: 23060, max: 23061 },
@@ -92,12 +92,13 @@ describe('create failures on the real host', () => {
 
   it('refuses engine squid with a squidPath that does not exist as Permanent ENGINE_UNAVAILABLE', async () => {
     const dir = await stateDir('nosquid');
-    const { provider, checker } = createLocalProvider({
+    const provider = createLocalProvider({
       stateDir: dir,
       engine: 'squid',
       squidPath: '/nonexistent/sbin/squid',
       portRange: RANGE,
     });
+    const checker = provider;
     const err = await provider.create(makeRequest()).catch((e: unknown) => e);
     expect(isPermanent(err)).toBe(true);
     expect((err as ProviderError).code).toBe(LocalErrorCode.EngineUnavailable);
@@ -111,7 +112,7 @@ describe('create failures on the real host', () => {
     const dir = await stateDir('blocked');
     const file = join(dir, 'a-file');
     await writeFile(file, 'not a directory');
-    const { checker } = createLocalProvider({
+    const checker = createLocalProvider({
       stateDir: join(file, 'state'),
       engine: 'node',
       portRange: RANGE,
@@ -123,7 +124,7 @@ describe('create failures on the real host', () => {
 
   it('rejects bad requests as Permanent INVALID_REQUEST naming the value, before touching the host', async () => {
     const dir = await stateDir('bad');
-    const { provider } = createLocalProvider({ stateDir: dir, engine: 'node', portRange: RANGE });
+    const provider = createLocalProvider({ stateDir: dir, engine: 'node', portRange: RANGE });
     for (const [over, shown] of [
       [{ name: '../etc' }, '"../etc"'],
       [{ port: 0 }, '0'],

@@ -24,7 +24,7 @@ async function setup(extra: Record<string, unknown> = {}) {
   const stateDir = await tempStateDir('node');
   stateDirs.push(stateDir);
   const config = { stateDir, engine: 'node' as const, portRange: RANGE, ...extra };
-  const { provider } = createLocalProvider(config, {
+  const provider = createLocalProvider(config, {
     name: 'local-test',
     localAddresses: () => ['127.0.0.1', '127.0.0.3'],
   });
@@ -98,7 +98,7 @@ describe('node engine on the real host', () => {
     const req = makeRequest();
     const id = await provider.create(req);
     await provider.close();
-    const again = createLocalProvider(config, { name: 'local-test' }).provider;
+    const again = createLocalProvider(config, { name: 'local-test' });
     const listed = await again.listByTag();
     expect(listed.map((i) => i.id)).toEqual([id]);
     expect(listed[0]).toMatchObject({ uid: req.uid, installation: 'test-installation', state: 'Running' });

@@ -23,10 +23,11 @@ async function setup(extra: Record<string, unknown> = {}) {
   const stateDir = await tempStateDir('squid');
   stateDirs.push(stateDir);
   const config = { stateDir, engine: 'squid' as const, squidPath, portRange: RANGE, ...extra };
-  const { provider, checker } = createLocalProvider(config, {
+  const provider = createLocalProvider(config, {
     name: 'local-squid',
     localAddresses: () => ['127.0.0.1', '127.0.0.3'],
   });
+  const checker = provider;
   return { stateDir, provider, checker, config };
 }
 
@@ -89,7 +90,7 @@ describe('squid engine on the real host', () => {
     const { provider, config, stateDir } = await setup();
     const req = makeRequest();
     const id = await provider.create(req);
-    const again = createLocalProvider(config, { name: 'local-squid' }).provider;
+    const again = createLocalProvider(config, { name: 'local-squid' });
     expect((await again.listByTag()).map((i) => i.id)).toEqual([id]);
     expect((await again.get(id)).state).toBe(InstanceState.Running);
     const pid = await pidOf(stateDir, id);

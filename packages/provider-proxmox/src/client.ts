@@ -1,5 +1,5 @@
-import { abortReason } from '@egress-proxies/contract';
-import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { abortReason, openTelemetry } from '@egress-proxies/provider-utils';
+import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import { apiErrorFrom } from './api-error.js';
 import type {
@@ -69,7 +69,7 @@ export class HttpBackend implements Backend {
     this.#o = o;
     this.#origin = new URL(o.url).origin;
     this.#ca = o.caFile ? new CaFile(o.caFile) : undefined;
-    this.#tracer = o.tracer ?? trace.getTracer('@egress-proxies/provider-proxmox');
+    this.#tracer = o.tracer ?? openTelemetry().trace.getTracer('@egress-proxies/provider-proxmox');
   }
 
   get origin(): string {
@@ -131,6 +131,7 @@ export class HttpBackend implements Backend {
       headers['content-type'] = spec.raw.contentType;
     }
     // Parent-gated: a request outside any caller span makes no root span of its own.
+    const { context, SpanKind, SpanStatusCode, trace } = openTelemetry();
     const parent = trace.getSpan(context.active());
     const span = parent
       ? this.#tracer.startSpan(

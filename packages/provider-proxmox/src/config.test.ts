@@ -58,3 +58,51 @@ describe('parseProxmoxConfig', () => {
     expect(e.message).toContain(field);
   });
 });
+
+/** The `proxmox.<path>: <message>` lines of the one config error. */
+const lines = (patch: Record<string, unknown>) => bad(patch).reason.split('\n').slice(1);
+
+describe('the one config-error format', () => {
+  it('names a typo with a did-you-mean, a wrong type and an out-of-range value', () => {
+    expect(lines({ nodez: ['pve1'] })[0]).toMatch(
+      /^proxmox\.nodez: unknown key "nodez" \(did you mean "nodes"\?\)/,
+    );
+    expect(lines({ requestTimeoutSeconds: 'soon' })).toEqual([
+      'proxmox.requestTimeoutSeconds: expected number, got string "soon"',
+    ]);
+    expect(lines({ vlanTag: 4095 })).toEqual(['proxmox.vlanTag: must be <= 4094, got 4095']);
+  });
+
+  it('words each rule with the bad value', () => {
+    expect(lines({ vmidRange: { min: 200000, max: 100000 } })).toEqual([
+      'proxmox.vmidRange: min 200000 must be <= max 100000',
+    ]);
+    expect(lines({ url: 'http://pve1:8006' })).toEqual([
+      'proxmox.url: "http://pve1:8006" must start with https://',
+    ]);
+    expect(lines({ url: 'https://root:pw@pve1:8006' })).toEqual([
+      'proxmox.url: URL must not carry credentials (user:password@); use the credential file instead',
+    ]);
+    expect(lines({ url: 'https://pve1:8006/?x=1' })).toEqual([
+      'proxmox.url: "https://pve1:8006/?x=1" must not have a query or fragment',
+    ]);
+    expect(lines({ nodes: ['pve1', 'pve 2'] })).toEqual([
+      'proxmox.nodes[1]: "pve 2" is not a valid Proxmox node name',
+    ]);
+    expect(lines({ isoStorage: 'local/iso' })).toEqual([
+      'proxmox.isoStorage: "local/iso" is not a valid Proxmox storage id',
+    ]);
+    expect(lines({ templates: { deb: 9000.5 } })).toEqual([
+      'proxmox.templates.deb: must be an integer, got 9000.5',
+    ]);
+    expect(lines({ machineTypes: {} })).toEqual([
+      'proxmox.machineTypes: needs at least 1 machine type entry, got none',
+    ]);
+  });
+
+  it('shows an object in the wrong place by its keys, never its contents', () => {
+    const e = bad({ tokenFile: { token: 'root@pam!op=s3cr3t-value' } });
+    expect(e.reason.split('\n').slice(1)).toEqual(['proxmox.tokenFile: expected string, got object {token}']);
+    expect(e.message).not.toContain('s3cr3t');
+  });
+});

@@ -1,20 +1,97 @@
 import {
-  type ProxmoxConfig,
-  type ProxmoxConfigInput,
-  type ProxmoxMachineType,
-  parseProviderBlock,
-  proxmoxConfigSchema,
-} from '@egress-proxies/contract';
+  catalogue,
+  filePath,
+  formatValue,
+  type Infer,
+  type InferInput,
+  interfaceName,
+  parseConfig,
+  range,
+  s,
+  uniqueStrings,
+  url,
+} from '@egress-proxies/provider-utils';
 
-// The `proxmox` block's schema lives in the contract, so the operator validates a providers file
-// without loading this package; this module only applies it.
-export { type ProxmoxConfig, type ProxmoxConfigInput, proxmoxConfigSchema };
+/** The VMIDs Proxmox accepts at all. */
+export const PROXMOX_VMID_MIN = 100;
+export const PROXMOX_VMID_MAX = 999_999_999;
+
+export const PROXMOX_DEFAULTS = {
+  insecureSkipTLSVerify: false,
+  vmidRange: { min: 100_000, max: 199_999 },
+  requestTimeoutSeconds: 30,
+  installGuestAgent: true,
+  maxParallelClonesPerNode: 2,
+} as const;
+
+/** Proxmox's own node-name rule; node names end up in request paths. */
+export const NODE_RE = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
+/** Proxmox's storage-id rule; storage ids end up in request paths and volume ids. */
+export const STORAGE_RE = /^[a-zA-Z][a-zA-Z0-9._-]*[a-zA-Z0-9]$/;
+
+const vmid = () => s.int(PROXMOX_VMID_MIN, PROXMOX_VMID_MAX);
+
+export const proxmoxMachineTypeSchema = s.object({
+  cores: s.int(1, 512),
+  memoryMiB: s.int(16, 16 * 1024 * 1024),
+  /** Grow the cloned boot disk to this size; absent keeps the template's size. */
+  diskGiB: s.int(1, 65536).optional(),
+});
+
+function hasQueryOrFragment(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.search !== '' || u.hash !== '';
+  } catch {
+    return false; // url() reported it already
+  }
+}
+
+/** The `proxmox:` block. */
+export const proxmoxConfigSchema = s.object({
+  /** The API endpoint, https only (for example `https://pve1.lan:8006`). */
+  url: url(['https']).refine(
+    (v) => !hasQueryOrFragment(v),
+    (v) => `${formatValue(v)} must not have a query or fragment`,
+  ),
+  /** File holding the API token as `user@realm!tokenid=secret`; read on every request. */
+  tokenFile: filePath(),
+  /** PEM CA bundle for the API's certificate. */
+  caFile: filePath().optional(),
+  /** Skips certificate verification: anyone on the path could read the token. */
+  insecureSkipTLSVerify: s.boolean().default(PROXMOX_DEFAULTS.insecureSkipTLSVerify),
+  /** The nodes proxies may be placed on; `placement.zone` picks one (optional with one node). */
+  nodes: s
+    .array(s.string().pattern(NODE_RE, 'Proxmox node name'), { min: 1 })
+    .check((nodes, ctx) => uniqueStrings(nodes, ctx, 'node')),
+  /**
+   * Storage for the seed ISOs. No default on purpose: the token needs `Datastore.Allocate`
+   * there, so the admin names it.
+   */
+  isoStorage: s.string().pattern(STORAGE_RE, 'Proxmox storage id'),
+  /** Rewrites net0 onto this bridge; absent keeps the template's NIC. */
+  bridge: interfaceName().optional(),
+  vlanTag: s.int(1, 4094).optional(),
+  /** VMIDs the allocator probes; shared with humans, so keep it clear of hand-made VMs. */
+  vmidRange: range(PROXMOX_VMID_MIN, PROXMOX_VMID_MAX).default(() => ({ ...PROXMOX_DEFAULTS.vmidRange })),
+  requestTimeoutSeconds: s.int(1, 3600).default(PROXMOX_DEFAULTS.requestTimeoutSeconds),
+  installGuestAgent: s.boolean().default(PROXMOX_DEFAULTS.installGuestAgent),
+  /** Parallel clones on one node fail on storage locks; this bounds them. */
+  maxParallelClonesPerNode: s.int(1, 64).default(PROXMOX_DEFAULTS.maxParallelClonesPerNode),
+  /** `placement.image` keys to template VMIDs. */
+  templates: catalogue(vmid(), 'template', 1),
+  machineTypes: catalogue(proxmoxMachineTypeSchema, 'machine type', 1),
+});
+
+/** A validated `proxmox:` block, defaults filled. */
+export type ProxmoxConfig = Infer<typeof proxmoxConfigSchema>;
+/** A `proxmox:` block as written in a config (defaulted fields optional). */
+export type ProxmoxConfigInput = InferInput<typeof proxmoxConfigSchema>;
+export type ProxmoxMachineType = Infer<typeof proxmoxMachineTypeSchema>;
+/** @deprecated the old name of `ProxmoxMachineType`. */
 export type MachineType = ProxmoxMachineType;
 
-/** PVE's node-name rule (the contract checks config values with the same one). */
-export const NODE_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
-
-/** Validates the `proxmox` block; a bad block is the contract's one config error (`invalidConfigError`). */
+/** Validates the `proxmox` block; a bad block is the one config error (Permanent `INVALID_CONFIG`). */
 export function parseProxmoxConfig(input: unknown, provider?: string): ProxmoxConfig {
-  return parseProviderBlock('proxmox', input, provider);
+  return parseConfig(proxmoxConfigSchema, input, { type: 'proxmox', provider });
 }

@@ -1,15 +1,9 @@
-import {
-  type CreateRequest,
-  ErrorCode,
-  PROXMOX_TAG,
-  permanentError,
-  transientError,
-} from '@egress-proxies/contract';
+import { type CreateRequest, ErrorCode, permanentError, transientError } from '@egress-proxies/contract';
 import type { ClusterResource, VmConfig } from './backend.js';
 import type { Ctx } from './context.js';
 import { isAlreadyExists, isAlreadyRunning, isNotExist } from './errors.js';
 import { formatProviderId } from './id.js';
-import { formatDescription, parseDescription } from './marks.js';
+import { formatDescription, PROXMOX_TAG, parseDescription } from './marks.js';
 import { type ResolvedPlacement, resolvePlacement } from './placement.js';
 import { seedFileName } from './seed.js';
 import { waitRunning, waitTask, waitUnlocked } from './task.js';

@@ -1,4 +1,5 @@
-import { ProviderRegistry, profileProblems } from '@egress-proxies/contract';
+import { profileProblems } from '@egress-proxies/contract';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { proxmoxProfile, proxmoxProviderFactory } from './index.js';
 

@@ -1,4 +1,4 @@
-import { abortReason } from '@egress-proxies/contract';
+import { abortReason } from '@egress-proxies/provider-utils';
 
 /**
  * A counting semaphore per key (node): at most `limit` holders at once, FIFO. Parallel clones on

@@ -3,9 +3,18 @@ import {
   INSTALLATION_LABEL,
   MANAGED_LABEL,
   MANAGED_VALUE,
-  PROXMOX_TAG,
   UID_LABEL,
 } from '@egress-proxies/contract';
+
+/** Proxmox marks a VM with this tag, and with `key=value` lines in its description. */
+export const PROXMOX_TAG = 'proxy_operator';
+/** The description keys: the contract's mark names, as the Go operator wrote them. */
+export const PROXMOX_DESCRIPTION_KEYS = {
+  managed: MANAGED_LABEL,
+  uid: UID_LABEL,
+  createdAt: CREATED_AT_LABEL,
+  installation: INSTALLATION_LABEL,
+} as const;
 
 export interface Mark {
   managed: boolean;

@@ -1,4 +1,4 @@
-import { createLogger, type LogLine } from '@egress-proxies/contract';
+import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api-error.js';
 import type { Backend } from './backend.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '@egress-proxies/contract';
-import { traceFields } from '@egress-proxies/contract';
+import { traceFields } from '@egress-proxies/provider-utils';
 import { ApiError } from './api-error.js';
 import type { Backend } from './backend.js';
 

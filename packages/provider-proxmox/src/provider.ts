@@ -1,20 +1,16 @@
 import { existsSync } from 'node:fs';
-import {
-  type CallOptions,
-  type Checker,
-  type CheckResult,
-  type CreateRequest,
-  ErrorCode,
-  type Instance,
-  type Logger,
-  loggerOf,
-  type Provider,
-  permanentError,
-  type SecondaryResource,
-  traceFields,
-  wrapError,
+import type {
+  CallOptions,
+  Checker,
+  CheckResult,
+  CreateRequest,
+  Instance,
+  Logger,
+  Provider,
+  SecondaryResource,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
+import { createOperationRunner, type OperationCall } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import type { Backend } from './backend.js';
@@ -98,48 +94,38 @@ export function createProxmoxProvider(
   const cloneLockSeen = new Map<number, number>();
   const now = options.now ?? Date.now;
   const seed = options.buildSeed ?? buildSeed;
-  const baseLogger = (options.logger ?? loggerOf()).child({ logger: 'proxmox', provider: name });
+  let closed = false;
+  const runner = createOperationRunner({
+    name,
+    logger: options.logger,
+    isClosed: () => closed,
+    classify: (err, op) => classify(op, err),
+    // Every request takes the call's signal, so nothing needs racing.
+    raceSignal: false,
+    fields: { logger: 'proxmox' },
+    operationField: false,
+  });
+  const baseLogger = runner.loggerFor('configure', undefined);
   if (cfg.insecureSkipTLSVerify) baseLogger.log(1, 'proxmox TLS verification is off (insecureSkipTLSVerify)');
   // No request here; a token file that is not there yet (a Secret still mounting) is only noted.
   if (!options.backend && !existsSync(cfg.tokenFile))
     baseLogger.log(1, 'proxmox token file does not exist yet', { tokenFile: cfg.tokenFile });
-  let closed = false;
 
-  const ctxFor = (opts?: CallOptions): Ctx => {
-    // Every line of the call carries the caller's trace IDs (contract 2.9).
-    const log = (opts?.logger ? opts.logger.child({ logger: 'proxmox', provider: name }) : baseLogger).child(
-      traceFields(),
-    );
-    return {
-      provider: name,
-      cfg,
-      api: observe(backend, log),
-      log,
-      signal: opts?.signal ?? new AbortController().signal,
-      budgets,
-      names,
-      clones,
-      cloneLockSeen,
-      buildSeed: seed,
-      now,
-    };
-  };
-  const run = async <T>(
-    op: string,
-    opts: CallOptions | undefined,
-    fn: (ctx: Ctx) => Promise<T>,
-  ): Promise<T> => {
-    try {
-      if (closed) throw permanentError('the provider is closed', { code: ErrorCode.ProviderClosed });
-      const ctx = ctxFor(opts);
-      ctx.signal.throwIfAborted();
-      return await fn(ctx);
-    } catch (err) {
-      // An abort wins over whatever the aborted request rejected with.
-      const e = opts?.signal?.aborted ? (opts.signal.reason ?? err) : err;
-      throw wrapError(name, op, classify(op, e));
-    }
-  };
+  const ctxFor = (call: Pick<OperationCall, 'signal' | 'logger'>): Ctx => ({
+    provider: name,
+    cfg,
+    api: observe(backend, call.logger),
+    log: call.logger,
+    signal: call.signal ?? new AbortController().signal,
+    budgets,
+    names,
+    clones,
+    cloneLockSeen,
+    buildSeed: seed,
+    now,
+  });
+  const run = <T>(op: string, opts: CallOptions | undefined, fn: (ctx: Ctx) => Promise<T>): Promise<T> =>
+    runner.run(op, opts, (call) => fn(ctxFor(call)));
 
   return {
     name,
@@ -155,15 +141,12 @@ export function createProxmoxProvider(
     deleteSecondary: (id: string, opts?: CallOptions) =>
       run('deleteSecondary', opts, (ctx) => deleteSecondary(ctx, id)),
     check: (opts?: CallOptions) => {
-      if (closed)
-        return Promise.reject(
-          wrapError(
-            name,
-            'check',
-            permanentError('the provider is closed', { code: ErrorCode.ProviderClosed }),
-          ),
-        );
-      return check(ctxFor(opts), new URL(cfg.url).host, cfg.tokenFile);
+      if (closed) return Promise.reject(runner.closedError('check'));
+      return check(
+        ctxFor({ signal: opts?.signal, logger: runner.loggerFor('check', opts) }),
+        new URL(cfg.url).host,
+        cfg.tokenFile,
+      );
     },
     close: async () => {
       if (closed) return;

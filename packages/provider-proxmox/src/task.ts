@@ -1,4 +1,5 @@
-import { ErrorCode, sleep, transientError } from '@egress-proxies/contract';
+import { ErrorCode, transientError } from '@egress-proxies/contract';
+import { sleep } from '@egress-proxies/provider-utils';
 import { ApiError, TaskError, taskType, upidNode } from './api-error.js';
 import type { VmConfig } from './backend.js';
 import type { Ctx } from './context.js';

@@ -1,12 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { inspect } from 'node:util';
-import {
-  createLogger,
-  instanceName,
-  isPermanent,
-  type LogLine,
-  type ProviderError,
-} from '@egress-proxies/contract';
+import { instanceName, isPermanent, type ProviderError } from '@egress-proxies/contract';
+import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {

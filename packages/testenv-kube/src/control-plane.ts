@@ -1,22 +1,13 @@
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureControlPlaneBinaries } from './binaries.js';
+import { call, type KubeResponse, type KubeUser, kubeconfigYaml, plainGet } from './kube-client.js';
 import { type Daemon, freePort, startDaemon, waitUntil } from './process.js';
 
-export interface KubeResponse {
-  status: number;
-  body: string;
-  json<T = unknown>(): T;
-}
-
-export interface KubeUser {
-  username: string;
-  token: string;
-}
+export type { KubeResponse, KubeUser } from './kube-client.js';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -25,7 +16,7 @@ export interface PolicyRule {
 }
 
 export interface KubeControlPlane {
-  /** https://127.0.0.1:<port> */
+  /** https://<address>:<port> */
   server: string;
   /** PEM of the serving certificate (self-signed by the apiserver), to verify TLS against. */
   caPem: string;
@@ -53,73 +44,100 @@ export interface KubeControlPlane {
   stop(): Promise<void>;
 }
 
+/** Where and how the two processes run; the defaults are the loopback, API-server-only setup. */
+export interface ControlPlaneSpec {
+  dir: string;
+  /** Turns a command into the one that runs it where the control plane lives (a namespace). */
+  wrap?: (bin: string, args: string[]) => [string, string[]];
+  /** The address the apiserver listens on and the one it advertises (and clients dial). */
+  bindAddress: string;
+  advertiseAddress: string;
+  ports?: { etcdClient: number; etcdPeer: number; apiserver: number };
+  /** Extra static-token users (`token,user,uid,"group"`), beside the admin. */
+  users?: { token: string; username: string; groups?: string[] }[];
+  /** The apiserver flags that differ between setups (admission, authorization ...). */
+  apiserverArgs: string[];
+  signal?: AbortSignal;
+}
+
+export interface LaunchedControlPlane extends KubeControlPlane {
+  /** The service-account signing key (PKCS#8 PEM file) and the serving certificate file. */
+  files: { saKey: string; servingCert: string; tokens: string };
+  daemons: Daemon[];
+}
+
+const ETCD_READY_MS = 30_000;
+const APISERVER_READY_MS = 90_000;
+
 /**
- * Starts etcd and kube-apiserver on loopback the envtest way: etcd with a temp data dir and
- * --unsafe-no-fsync, the apiserver with token auth (an admin in system:masters), RBAC, a
- * generated service-account key, and waits for /readyz. One per test file or suite.
+ * Starts etcd and kube-apiserver the envtest way: etcd with a data dir under `spec.dir` and
+ * --unsafe-no-fsync, the apiserver with token auth (an admin in system:masters), a generated
+ * service-account key, and waits for /readyz. `stop` ends both; the caller owns `spec.dir`.
  */
-export async function startKubeControlPlane(opts: { signal?: AbortSignal } = {}): Promise<KubeControlPlane> {
-  const bins = await ensureControlPlaneBinaries(opts);
-  const dir = mkdtempSync(join(tmpdir(), 'ep-kube-'));
+export async function launchControlPlane(spec: ControlPlaneSpec): Promise<LaunchedControlPlane> {
+  const bins = await ensureControlPlaneBinaries(spec.signal ? { signal: spec.signal } : {});
+  const { dir } = spec;
+  const wrap = spec.wrap ?? ((bin: string, args: string[]) => [bin, args] as [string, string[]]);
   const daemons: Daemon[] = [];
-  const cleanup = async () => {
-    for (const d of daemons.reverse()) await d.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const stopAll = async () => {
+    for (const d of [...daemons].reverse()) await d.stop();
   };
   try {
-    const [clientPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-    const etcdUrl = `http://127.0.0.1:${clientPort}`;
+    const ports = spec.ports ?? {
+      etcdClient: await freePort(),
+      etcdPeer: await freePort(),
+      apiserver: await freePort(),
+    };
+    const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
     const etcd = startDaemon(
       'etcd',
-      bins.etcd,
-      [
+      ...wrap(bins.etcd, [
         `--data-dir=${join(dir, 'etcd')}`,
         `--listen-client-urls=${etcdUrl}`,
         `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-        `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
+        `--listen-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
+        `--initial-cluster=default=http://127.0.0.1:${ports.etcdPeer}`,
         '--unsafe-no-fsync=true',
         '--log-level=warn',
-      ],
+      ]),
       join(dir, 'etcd.log'),
     );
     daemons.push(etcd);
-    await waitUntil(
-      '/health',
-      etcd,
-      () => plainGet(`${etcdUrl}/health`).then((b) => b.includes('true')),
-      30_000,
-      opts.signal,
-    );
+    // etcd listens on the loopback of wherever it runs; the wrapped probe looks from there.
+    const etcdHealthy = spec.wrap
+      ? () => runWrapped(wrap('curl', ['-sf', `${etcdUrl}/health`])).then((b) => b.includes('true'))
+      : () => plainGet(`${etcdUrl}/health`).then((b) => b.includes('true'));
+    await waitUntil('/health', etcd, etcdHealthy, ETCD_READY_MS, spec.signal);
 
     const adminToken = randomBytes(24).toString('hex');
-    writeFileSync(join(dir, 'tokens.csv'), `${adminToken},admin,admin-uid,"system:masters"\n`, {
-      mode: 0o600,
-    });
+    const tokens = join(dir, 'tokens.csv');
+    const lines = [`${adminToken},admin,admin-uid,"system:masters"`];
+    for (const u of spec.users ?? [])
+      lines.push(`${u.token},${u.username},${u.username}-uid${u.groups ? `,"${u.groups.join(',')}"` : ''}`);
+    writeFileSync(tokens, `${lines.join('\n')}\n`, { mode: 0o600 });
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const saKey = join(dir, 'sa.key');
+    writeFileSync(saKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     const certDir = join(dir, 'certs');
-    const server = `https://127.0.0.1:${apiPort}`;
+    const server = `https://${spec.advertiseAddress}:${ports.apiserver}`;
     const apiserver = startDaemon(
       'kube-apiserver',
-      bins.kubeApiserver,
-      [
+      ...wrap(bins.kubeApiserver, [
         `--etcd-servers=${etcdUrl}`,
         `--cert-dir=${certDir}`,
-        `--secure-port=${apiPort}`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
+        `--secure-port=${ports.apiserver}`,
+        `--bind-address=${spec.bindAddress}`,
+        `--advertise-address=${spec.advertiseAddress}`,
         '--service-cluster-ip-range=10.0.0.0/24',
         '--allow-privileged=true',
-        '--disable-admission-plugins=ServiceAccount',
-        '--authorization-mode=RBAC',
-        `--token-auth-file=${join(dir, 'tokens.csv')}`,
+        `--token-auth-file=${tokens}`,
         `--service-account-issuer=${server}/`,
-        `--service-account-key-file=${join(dir, 'sa.key')}`,
-        `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+        `--service-account-key-file=${saKey}`,
+        `--service-account-signing-key-file=${saKey}`,
+        ...spec.apiserverArgs,
         '--v=1',
-      ],
+      ]),
       join(dir, 'apiserver.log'),
     );
     daemons.push(apiserver);
@@ -134,175 +152,143 @@ export async function startKubeControlPlane(opts: { signal?: AbortSignal } = {})
         const r = await call(server, caPem, adminToken, 'GET', '/readyz');
         return r.status === 200;
       },
-      90_000,
-      opts.signal,
+      APISERVER_READY_MS,
+      spec.signal,
     );
-
-    const cp: KubeControlPlane = {
-      server,
-      caPem,
-      adminToken,
-      kubeconfig(user) {
-        const u = user ?? { username: 'admin', token: adminToken };
-        return kubeconfigYaml(server, caPem, u);
-      },
-      request(method, path, body, o = {}) {
-        return call(server, caPem, o.user?.token ?? adminToken, method, path, body, o.contentType);
-      },
-      async ensureNamespace(namespace) {
-        const r = await cp.request('POST', '/api/v1/namespaces', {
-          apiVersion: 'v1',
-          kind: 'Namespace',
-          metadata: { name: namespace },
-        });
-        if (r.status !== 201 && r.status !== 409)
-          throw new Error(`create namespace ${namespace}: ${r.status} ${r.body}`);
-      },
-      async createLimitedUser(namespace, name, rules) {
-        await cp.ensureNamespace(namespace);
-        const ns = encodeURIComponent(namespace);
-        const must = async (what: string, p: Promise<KubeResponse>, ok: number[] = [200, 201]) => {
-          const r = await p;
-          if (!ok.includes(r.status)) throw new Error(`${what}: ${r.status} ${r.body}`);
-          return r;
-        };
-        await must(
-          'create serviceaccount',
-          cp.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name } }),
-          [201, 409],
-        );
-        await must(
-          'create role',
-          cp.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
-            metadata: { name },
-            rules,
-          }),
-          [201],
-        );
-        await must(
-          'create rolebinding',
-          cp.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
-            metadata: { name },
-            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-            subjects: [{ kind: 'ServiceAccount', name, namespace }],
-          }),
-          [201],
-        );
-        const tr = await must(
-          'request token',
-          cp.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${encodeURIComponent(name)}/token`, {
-            apiVersion: 'authentication.k8s.io/v1',
-            kind: 'TokenRequest',
-            spec: { expirationSeconds: 3600 },
-          }),
-          [201],
-        );
-        const token = tr.json<{ status: { token: string } }>().status.token;
-        return { username: `system:serviceaccount:${namespace}:${name}`, token };
-      },
-      async setPodStatus(namespace, name, status) {
-        const patch = {
-          status: {
-            phase: status.phase,
-            ...(status.podIP ? { podIP: status.podIP, podIPs: [{ ip: status.podIP }] } : {}),
-          },
-        };
-        const r = await cp.request(
-          'PATCH',
-          `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/status`,
-          patch,
-          { contentType: 'application/merge-patch+json' },
-        );
-        if (r.status !== 200) throw new Error(`set pod status ${namespace}/${name}: ${r.status} ${r.body}`);
-      },
-      logs() {
-        return { etcd: etcd.tail(200), apiserver: apiserver.tail(200) };
-      },
-      stop: cleanup,
+    return {
+      ...controlPlaneHandle(server, caPem, adminToken, { etcd, apiserver }, stopAll),
+      files: { saKey, servingCert: certFile, tokens },
+      daemons,
     };
-    return cp;
   } catch (err) {
-    await cleanup();
+    await stopAll();
     throw err;
   }
 }
 
-function plainGet(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { timeout: 2000 }, (res) => {
-      let b = '';
-      res.on('data', (d: Buffer) => {
-        b += d.toString();
-      });
-      res.on('end', () => resolve(b));
+/**
+ * Starts etcd and kube-apiserver on loopback the envtest way: etcd with a temp data dir and
+ * --unsafe-no-fsync, the apiserver with token auth (an admin in system:masters), RBAC, a
+ * generated service-account key, and waits for /readyz. One per test file or suite.
+ */
+export async function startKubeControlPlane(opts: { signal?: AbortSignal } = {}): Promise<KubeControlPlane> {
+  const dir = mkdtempSync(join(tmpdir(), 'ep-kube-'));
+  try {
+    const cp = await launchControlPlane({
+      dir,
+      bindAddress: '127.0.0.1',
+      advertiseAddress: '127.0.0.1',
+      apiserverArgs: ['--disable-admission-plugins=ServiceAccount', '--authorization-mode=RBAC'],
+      ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
+    const stop = cp.stop;
+    return {
+      ...cp,
+      stop: async () => {
+        await stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
-function call(
+function runWrapped([cmd, args]: [string, string[]]): Promise<string> {
+  return new Promise<string>((resolve, reject) =>
+    execFile(cmd, args, { timeout: 5000 }, (err, out) => (err ? reject(err) : resolve(out))),
+  );
+}
+
+function controlPlaneHandle(
   server: string,
   caPem: string,
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = 'application/json',
-): Promise<KubeResponse> {
-  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      `${server}${path}`,
-      {
-        method,
-        ca: caPem,
-        timeout: 10_000,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: 'application/json',
-          ...(payload !== undefined
-            ? { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }
-            : {}),
+  adminToken: string,
+  daemons: { etcd: Daemon; apiserver: Daemon },
+  stop: () => Promise<void>,
+): KubeControlPlane {
+  const cp: KubeControlPlane = {
+    server,
+    caPem,
+    adminToken,
+    kubeconfig(user) {
+      const u = user ?? { username: 'admin', token: adminToken };
+      return kubeconfigYaml(server, caPem, u);
+    },
+    request(method, path, body, o = {}) {
+      return call(server, caPem, o.user?.token ?? adminToken, method, path, body, o.contentType);
+    },
+    async ensureNamespace(namespace) {
+      const r = await cp.request('POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: namespace },
+      });
+      if (r.status !== 201 && r.status !== 409)
+        throw new Error(`create namespace ${namespace}: ${r.status} ${r.body}`);
+    },
+    async createLimitedUser(namespace, name, rules) {
+      await cp.ensureNamespace(namespace);
+      const ns = encodeURIComponent(namespace);
+      const must = async (what: string, p: Promise<KubeResponse>, ok: number[] = [200, 201]) => {
+        const r = await p;
+        if (!ok.includes(r.status)) throw new Error(`${what}: ${r.status} ${r.body}`);
+        return r;
+      };
+      await must(
+        'create serviceaccount',
+        cp.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name } }),
+        [201, 409],
+      );
+      await must(
+        'create role',
+        cp.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+          metadata: { name },
+          rules,
+        }),
+        [201],
+      );
+      await must(
+        'create rolebinding',
+        cp.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+          metadata: { name },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+          subjects: [{ kind: 'ServiceAccount', name, namespace }],
+        }),
+        [201],
+      );
+      const tr = await must(
+        'request token',
+        cp.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${encodeURIComponent(name)}/token`, {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenRequest',
+          spec: { expirationSeconds: 3600 },
+        }),
+        [201],
+      );
+      const token = tr.json<{ status: { token: string } }>().status.token;
+      return { username: `system:serviceaccount:${namespace}:${name}`, token };
+    },
+    async setPodStatus(namespace, name, status) {
+      const patch = {
+        status: {
+          phase: status.phase,
+          ...(status.podIP ? { podIP: status.podIP, podIPs: [{ ip: status.podIP }] } : {}),
         },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, body: text, json: <T>() => JSON.parse(text) as T });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
-    req.on('error', reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
-}
-
-function kubeconfigYaml(server: string, caPem: string, user: KubeUser): string {
-  const ca = Buffer.from(caPem).toString('base64');
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: test',
-    '  cluster:',
-    `    server: ${server}`,
-    `    certificate-authority-data: ${ca}`,
-    'users:',
-    `- name: ${JSON.stringify(user.username)}`,
-    '  user:',
-    `    token: ${user.token}`,
-    'contexts:',
-    '- name: test',
-    '  context:',
-    '    cluster: test',
-    `    user: ${JSON.stringify(user.username)}`,
-    'current-context: test',
-    '',
-  ].join('\n');
+      };
+      const r = await cp.request(
+        'PATCH',
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/status`,
+        patch,
+        { contentType: 'application/merge-patch+json' },
+      );
+      if (r.status !== 200) throw new Error(`set pod status ${namespace}/${name}: ${r.status} ${r.body}`);
+    },
+    logs() {
+      return { etcd: daemons.etcd.tail(200), apiserver: daemons.apiserver.tail(200) };
+    },
+    stop,
+  };
+  return cp;
 }

@@ -18,15 +18,16 @@ function groupId(name: string): number | undefined {
  * Gives /dev/kvm the owner and mode Debian's udev rule would (root:kvm 0660). Machines without
  * udev leave it root-only; libvirt probes QEMU as root with KVM, then finds KVM unusable for
  * its unprivileged QEMU user, calls every cached capability set outdated and re-probes QEMU on
- * every lookup (seconds per call, over a minute under load). Returns whether it changed anything.
+ * every lookup (seconds per call, over a minute under load). Machines without KVM (QEMU runs
+ * under TCG) have no device and nothing to fix. Returns whether it changed anything.
  */
-export function fixKvmDevicePermissions(): boolean {
-  if (!existsSync(KVM_DEVICE)) return false;
+export function fixKvmDevicePermissions(device: string = KVM_DEVICE): boolean {
+  if (!existsSync(device)) return false;
   const gid = groupId('kvm');
   if (gid === undefined) return false;
-  const st = statSync(KVM_DEVICE);
+  const st = statSync(device);
   if (st.gid === gid && (st.mode & 0o060) === 0o060) return false;
-  chownSync(KVM_DEVICE, st.uid, gid);
-  chmodSync(KVM_DEVICE, (st.mode & 0o7777) | 0o660);
+  chownSync(device, st.uid, gid);
+  chmodSync(device, (st.mode & 0o7777) | 0o660);
   return true;
 }

@@ -78,15 +78,20 @@ describe('startLibvirtTestEnv', () => {
     }
   }, 120_000);
 
-  it('leaves /dev/kvm usable by the kvm group, as udev would', () => {
-    const kvm = statSync('/dev/kvm');
-    const kvmGid = readFileSync('/etc/group', 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('kvm:'))
-      ?.split(':')[2];
-    expect(String(kvm.gid)).toBe(kvmGid);
-    expect(kvm.mode & 0o060).toBe(0o060);
-  });
+  // Without KVM (QEMU under TCG) there is no device to fix; the function itself is tested on
+  // a file of its own in src/kvm-device.test.ts.
+  it.skipIf(!existsSync('/dev/kvm'))(
+    'leaves /dev/kvm usable by the kvm group, as udev would (skipped on machines without /dev/kvm)',
+    () => {
+      const kvm = statSync('/dev/kvm');
+      const kvmGid = readFileSync('/etc/group', 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('kvm:'))
+        ?.split(':')[2];
+      expect(String(kvm.gid)).toBe(kvmGid);
+      expect(kvm.mode & 0o060).toBe(0o060);
+    },
+  );
 
   it('accepts the user key with the plain and the hashed known_hosts', async () => {
     expect(env.ssh.knownHosts).toBe(`[127.0.0.1]:${env.ssh.port} ${env.ssh.hostPublicKey}\n`);

@@ -46,9 +46,12 @@ const rotationSchema = s
   )
   .describe('Replacing old or banned members.');
 
-const gatewaySchema = s
+export const proxyPoolGatewaySchema = s
   .object({
-    enabled: s.boolean().default(true),
+    enabled: s
+      .boolean()
+      .default(true)
+      .describe('false: the pool has no gateway (`egress-proxies gateway --pool` refuses to serve it).'),
     selection: s
       .enum(POOL_SELECTIONS)
       .default('round-robin')
@@ -56,7 +59,9 @@ const gatewaySchema = s
     sessionTTL: s
       .string({ pattern: DURATION_RE, patternName: 'a duration such as 10m' })
       .default('10m')
-      .describe('How long a sticky session stays on its member after its last use.'),
+      .describe(
+        "How long the gateway remembers a session's member after its last use, to tell the client when the session moved.",
+      ),
     cooldown: s
       .string({ pattern: DURATION_RE, patternName: 'a duration such as 60s' })
       .default('60s')
@@ -68,8 +73,13 @@ const gatewaySchema = s
     usersSecret: s
       .string({ maxLength: 253, minLength: 1 })
       .optional()
-      .describe('A Secret (key: user, value: password) for Basic proxy auth; required off loopback.'),
-    port: s.integer({ minimum: 1, maximum: 65535 }).default(8080).describe('The gateway port.'),
+      .describe(
+        'A Secret (key: user, value: password) for Basic proxy auth; required off loopback. `egress-proxies gateway --pool` reads it unless given --users-dir.',
+      ),
+    port: s
+      .integer({ minimum: 1, maximum: 65535 })
+      .default(8080)
+      .describe('The port the gateway listens on, unless its --listen names one.'),
   })
   .describe('The single endpoint in front of the members.');
 
@@ -82,7 +92,7 @@ export const proxyPoolSpecSchema = s
         .describe('The Proxy spec every member gets (spread overrides provider and zone).'),
       spread: s.array(spreadEntrySchema, { maxItems: 64 }).optional(),
       rotation: rotationSchema.optional(),
-      gateway: gatewaySchema.optional(),
+      gateway: proxyPoolGatewaySchema.optional(),
     },
     [
       {
@@ -116,7 +126,10 @@ export const proxyPoolStatusSchema = s
     ready: s.integer({ minimum: 0 }).optional().describe('Members that are Ready.'),
     updated: s.integer({ minimum: 0 }).optional().describe('Members made from the current template.'),
     members: s.array(memberSchema, { maxItems: 10000 }).optional(),
-    gateway: s.string().optional().describe('The gateway endpoint, host:port.'),
+    gateway: s
+      .string()
+      .optional()
+      .describe("The gateway Service's endpoint, host:port; absent while the pool has no gateway Service."),
     conditions: s.array(conditionSchema, { mapKeys: ['type'] }).optional(),
     observedGeneration: s.integer({ minimum: 0 }).optional(),
   })

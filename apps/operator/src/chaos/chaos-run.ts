@@ -4,7 +4,8 @@ import {
   ReferenceBackend,
   referenceConfig,
 } from '@egress-proxies/conformance/reference';
-import { instanceName, sleep } from '@egress-proxies/contract';
+import { instanceName } from '@egress-proxies/contract';
+import { sleep } from '@egress-proxies/provider-utils';
 import type { ProxyObject } from '../api/proxy.js';
 import { ProxyController } from '../controller/proxy-controller.js';
 import { OrphanGc } from '../gc/orphan-gc.js';

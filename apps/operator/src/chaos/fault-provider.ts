@@ -2,9 +2,9 @@ import {
   type CreateRequest,
   permanentError,
   quotaExceededError,
-  sleep,
   transientError,
 } from '@egress-proxies/contract';
+import { sleep } from '@egress-proxies/provider-utils';
 import type { ProviderHandle } from '../reconcile/types.js';
 
 export interface FaultRates {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { GATEWAY_USAGE } from './gateway-usage.js';
 import { RUN_USAGE } from './run-flags.js';
 import { SECRET_USAGE } from './secret-usage.js';
 import { STANDALONE_USAGE } from './standalone-flags.js';
@@ -6,6 +7,12 @@ import { STANDALONE_USAGE } from './standalone-flags.js';
 export const CRDS_USAGE = `usage: egress-proxies crds [--out DIR]
 
   --out DIR                     write one file per CRD into DIR (default: print them, separated by ---)
+`;
+
+export const VERSION_USAGE = `usage: egress-proxies version
+       egress-proxies --version
+
+Prints the package version (egress-proxies X.Y.Z) and exits 0; takes no flags.
 `;
 
 /** Each command's own usage, for `<command> --help`; every text ends with a newline. */
@@ -16,6 +23,8 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   status: STANDALONE_USAGE,
   down: STANDALONE_USAGE,
   secret: SECRET_USAGE,
+  gateway: GATEWAY_USAGE,
+  version: VERSION_USAGE,
 };
 
 /** `--help`/`-h` anywhere before a `--` asks for the usage, whatever else is on the line. */

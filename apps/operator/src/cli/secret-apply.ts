@@ -1,4 +1,4 @@
-import { raceAbort } from '@egress-proxies/contract';
+import { raceAbort } from '@egress-proxies/provider-utils';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { FlagError } from './flag-error.js';
 import { loadKubeConfig } from './kubeconfig.js';

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProviderEntry } from '@egress-proxies/contract';
+import type { ProviderEntry } from '@egress-proxies/provider-utils';
 import { afterEach, describe, expect, it } from 'vitest';
+import { providerLoader } from '../providers/load-providers.js';
 import { ConfigWatcher } from './config-watcher.js';
 
 const dirs: string[] = [];
@@ -17,9 +18,11 @@ function setup(initial: string) {
   writeFileSync(path, initial);
   const configs: ProviderEntry[][] = [];
   const errors: string[] = [];
+  const loader = providerLoader(path, {});
   const w = new ConfigWatcher({
     path,
     pollMs: 60_000,
+    load: (text) => loader.loadConfig(text),
     onConfig: (e) => {
       configs.push(e);
     },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { loadProvidersConfig, type ProviderEntry, type ProviderTypeSource } from '@egress-proxies/contract';
+import type { ProviderEntry } from '@egress-proxies/provider-utils';
 
 export interface ConfigWatcherOptions {
   path: string;
@@ -13,8 +13,8 @@ export interface ConfigWatcherOptions {
   /** A poll as a safety net under fs.watch (which misses some volume updates); 10 s when absent. */
   pollMs?: number;
   signal?: AbortSignal;
-  /** Types beyond the bundled ones (an embedder's registry), checked with their factories' schemas. */
-  registry?: ProviderTypeSource;
+  /** Loads and checks the file's text (the operator's provider loader: each block by its factory's schema). */
+  load: (text: string) => Promise<ProviderEntry[]> | ProviderEntry[];
 }
 
 /**
@@ -71,10 +71,7 @@ export class ConfigWatcher {
     this.#digest = d;
     let entries: ProviderEntry[];
     try {
-      entries = loadProvidersConfig(text, {
-        source: this.opts.path,
-        ...(this.opts.registry ? { registry: this.opts.registry } : {}),
-      });
+      entries = await this.opts.load(text);
     } catch (err) {
       this.opts.onError(err);
       return;

@@ -1,4 +1,5 @@
-import { type CallOptions, type Logger, ProviderError, traceFields } from '@egress-proxies/contract';
+import { type CallOptions, type Logger, ProviderError } from '@egress-proxies/contract';
+import { traceFields } from '@egress-proxies/provider-utils';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { OperatorMetrics } from '../metrics/metrics.js';
 import type { ProviderCall, ProviderHandle } from '../reconcile/types.js';

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import { type Logger, traceFields } from '@egress-proxies/contract';
+import type { Logger } from '@egress-proxies/contract';
+import { traceFields } from '@egress-proxies/provider-utils';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { FINALIZER } from '../api/group.js';
 import type { ProxyObject } from '../api/proxy.js';

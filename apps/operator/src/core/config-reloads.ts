@@ -1,4 +1,4 @@
-import type { ProviderEntry, ProviderTypeSource } from '@egress-proxies/contract';
+import type { ProviderEntry } from '@egress-proxies/provider-utils';
 import { ConfigWatcher } from '../config/config-watcher.js';
 import type { OpLogger } from '../controller/op-logger.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
@@ -14,8 +14,8 @@ export interface ConfigReloadsOptions {
   metrics: OperatorMetrics;
   log: OpLogger;
   pollMs?: number;
-  /** Types beyond the bundled ones (an embedder's registry). */
-  registry?: ProviderTypeSource;
+  /** Loads and checks a changed file's text. */
+  load: (text: string) => Promise<ProviderEntry[]> | ProviderEntry[];
 }
 
 /**
@@ -27,7 +27,7 @@ export function watchProvidersConfig(opts: ConfigReloadsOptions): ConfigWatcher 
   const watcher = new ConfigWatcher({
     path: opts.path,
     ...(opts.pollMs ? { pollMs: opts.pollMs } : {}),
-    ...(opts.registry ? { registry: opts.registry } : {}),
+    load: opts.load,
     onConfig: async (next) => {
       await providers.apply(await opts.prepare(next));
       metrics.configReloads.inc({ result: 'applied' });

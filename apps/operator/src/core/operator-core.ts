@@ -1,4 +1,5 @@
-import type { Logger, ProviderEntry, ProviderTypeSource } from '@egress-proxies/contract';
+import type { Logger } from '@egress-proxies/contract';
+import type { ProviderEntry } from '@egress-proxies/provider-utils';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import { Periodic } from '../controller/periodic.js';
 import { instrumentedCall } from '../controller/provider-call.js';
@@ -52,8 +53,8 @@ export interface OperatorCoreOptions extends CoreTuning {
   configText: string;
   /** What a reloaded config goes through before the providers get it (checks, path resolution). */
   prepareReload: (entries: ProviderEntry[]) => ProviderEntry[] | Promise<ProviderEntry[]>;
-  /** An embedder's factories: their types are accepted by config reloads too. */
-  registry?: ProviderTypeSource;
+  /** Loads and checks a reloaded config's text (the provider loader's `loadConfig`). */
+  loadConfig: (text: string) => Promise<ProviderEntry[]> | ProviderEntry[];
   /** Where an event about each GC deletion goes; the health store's provider events when absent. */
   gcEvent?: OrphanGcOptions['event'];
   /** Controller options only one entry point sets. */
@@ -127,7 +128,7 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
     metrics,
     log,
     ...(opts.configPollMs ? { pollMs: opts.configPollMs } : {}),
-    ...(opts.registry ? { registry: opts.registry } : {}),
+    load: opts.loadConfig,
   });
   providers.onChange((diff) => {
     log.info({ ...diff }, 'providers changed');

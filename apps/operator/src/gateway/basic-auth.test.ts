@@ -30,7 +30,7 @@ describe('proxy users', () => {
 
   it('names a bad user file and an empty Secret', () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-users-'));
-    expect(() => loadProxyUsers(dir)).toThrow(/no proxy users in .*: expected one file per user/);
+    expect(() => loadProxyUsers(dir)).toThrow(/no proxy users in .*: expected one entry per user/);
     writeFileSync(join(dir, 'al-ice'), 'x');
     expect(() => loadProxyUsers(dir)).toThrow(/proxy user "al-ice" .*expected 1-64 characters/);
   });

@@ -27,22 +27,34 @@ export class ProxyUsers {
 }
 
 /**
- * Users from a mounted Secret: one file per user, the file's content the password (a trailing
- * newline is dropped). Dot-files are Kubernetes' own bookkeeping (`..data`) and are skipped.
+ * Proxy users from a Secret's entries (user, password), read from a mounted directory or through
+ * the API; `where` names the source in errors. A trailing newline of a password is dropped.
+ */
+export function proxyUsersFrom(entries: Iterable<[string, string]>, where: string): ProxyUsers {
+  const users = new Map<string, string>();
+  for (const [name, password] of entries) {
+    if (!/^[A-Za-z0-9_.@+]{1,64}$/.test(name))
+      throw new Error(
+        `proxy user ${JSON.stringify(name)} in ${where}: expected 1-64 characters of A-Z a-z 0-9 _ . @ +`,
+      );
+    users.set(name, password.replace(/\r?\n$/, ''));
+  }
+  if (users.size === 0)
+    throw new Error(`no proxy users in ${where}: expected one entry per user holding its password`);
+  return new ProxyUsers(users);
+}
+
+/**
+ * Users from a mounted Secret: one file per user, the file's content the password. Dot-files are
+ * Kubernetes' own bookkeeping (`..data`) and are skipped.
  */
 export function loadProxyUsers(dir: string): ProxyUsers {
-  const users = new Map<string, string>();
+  const entries: [string, string][] = [];
   for (const name of readdirSync(dir)) {
     if (name.startsWith('.')) continue;
     const path = join(dir, name);
     if (!statSync(path).isFile()) continue;
-    if (!/^[A-Za-z0-9_.@+]{1,64}$/.test(name))
-      throw new Error(
-        `proxy user ${JSON.stringify(name)} in ${dir}: expected 1-64 characters of A-Z a-z 0-9 _ . @ +`,
-      );
-    users.set(name, readFileSync(path, 'utf8').replace(/\r?\n$/, ''));
+    entries.push([name, readFileSync(path, 'utf8')]);
   }
-  if (users.size === 0)
-    throw new Error(`no proxy users in ${dir}: expected one file per user holding its password`);
-  return new ProxyUsers(users);
+  return proxyUsersFrom(entries, dir);
 }

@@ -1,134 +1,158 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CustomObjectsApi, KubeConfig, PatchStrategy } from '@kubernetes/client-node';
-import { GROUP, PROXY, VERSION } from '../api/group.js';
-import type { ProxyObject } from '../api/proxy.js';
-import { POOL_LABEL } from '../api/proxy-pool.js';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { FlagError } from '../cli/flag-error.js';
+import type { OpLogger } from '../controller/op-logger.js';
 import { createOperatorLogger } from '../log/logger.js';
-import { COOLED_DOWN_ANNOTATION } from '../pool/kube-pool-controller.js';
-import { kubeCall } from '../store/kube-call-options.js';
-import { loadProxyUsers } from './basic-auth.js';
+import { textDestination } from '../log/text-format.js';
+import { describeKubeError } from '../store/kube-errors.js';
+import { loadProxyUsers, type ProxyUsers } from './basic-auth.js';
+import {
+  type ClusterPool,
+  markCooledDown,
+  type PoolRef,
+  readClusterPool,
+  readUsersSecret,
+} from './cluster-pool.js';
 import type { GatewayFlags } from './gateway-flags.js';
-import { GatewayConfigError, type RunningGateway, startGateway } from './gateway-server.js';
-import type { GatewayMember } from './member-table.js';
+import {
+  GatewayConfigError,
+  type GatewaySettings,
+  type RunningGateway,
+  startGateway,
+} from './gateway-server.js';
+import { type GatewaySpec, specSettings } from './spec-settings.js';
 
-/** The Ready members of a pool as the cluster shows them: Proxies with the pool's label. */
-async function poolMembers(
-  api: CustomObjectsApi,
-  pool: { namespace: string; name: string },
-  signal: AbortSignal,
-) {
-  const r = (await api.listNamespacedCustomObject(
-    {
-      group: GROUP,
-      version: VERSION,
-      namespace: pool.namespace,
-      plural: PROXY.plural,
-      labelSelector: `${POOL_LABEL}=${pool.name}`,
-    },
-    kubeCall({ signal }),
-  )) as { items: ProxyObject[] };
-  return r.items
-    .filter((p) => p.status?.phase === 'Ready' && p.status.ip && !p.metadata.deletionTimestamp)
-    .map(
-      (p): GatewayMember => ({
-        name: p.metadata.name,
-        host: p.status?.ip as string,
-        port: p.spec.port ?? 3128,
-      }),
-    );
+const REFRESH_MS = 2000;
+
+/** The flags where given, else the pool's spec.gateway, else the built-in defaults. */
+export function effectiveSettings(flags: GatewayFlags, spec?: GatewaySpec): Required<GatewaySettings> {
+  const { selection, sessionTtlMs, cooldownMs, banStatuses } = flags;
+  return specSettings(spec, { selection, sessionTtlMs, cooldownMs, banStatuses });
+}
+
+function clusterApis(flags: GatewayFlags) {
+  const kc = new KubeConfig();
+  try {
+    if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
+    else kc.loadFromDefault();
+  } catch (err) {
+    throw new FlagError(`cannot load the kubeconfig: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { api: kc.makeApiClient(CustomObjectsApi), core: kc.makeApiClient(CoreV1Api) };
+}
+
+/** Where the users come from: --users-dir (a mounted Secret), else the pool's usersSecret through the API. */
+function usersSource(flags: GatewayFlags, core: CoreV1Api | undefined, pool: PoolRef | undefined) {
+  return async (
+    spec: ClusterPool['gateway'] | undefined,
+    signal: AbortSignal,
+  ): Promise<ProxyUsers | undefined> => {
+    if (flags.usersDir) return loadProxyUsers(flags.usersDir);
+    if (core && pool && spec?.usersSecret)
+      return readUsersSecret(core, pool.namespace, spec.usersSecret, signal);
+    return undefined;
+  };
+}
+
+function serveMetrics(gw: RunningGateway, at: { host: string; port: number }, log: OpLogger) {
+  const server = createServer((req, res) => {
+    if (req.url === '/metrics')
+      return void gw.metrics.registry
+        .metrics()
+        .then((text) => res.writeHead(200, { 'content-type': gw.metrics.registry.contentType }).end(text));
+    if (req.url === '/healthz') return void res.writeHead(200).end('ok\n');
+    if (req.url === '/readyz') return void res.writeHead(gw.members.eligible().length ? 200 : 503).end();
+    res.writeHead(404).end();
+  });
+  return new Promise<typeof server>((resolve) =>
+    server.listen(at.port, at.host, () => {
+      log.info({ port: (server.address() as AddressInfo).port }, 'gateway: metrics listening');
+      resolve(server);
+    }),
+  );
 }
 
 /**
  * `egress-proxies gateway`: the pool endpoint as its own process (the chart's gateway
- * Deployment). Members come from the cluster (a ProxyPool's Ready Proxies, re-read every 2 s) or
- * from --members; SIGTERM stops accepting and drains open connections for --drain.
+ * Deployment). With --pool, the pool is re-read every 2 s: its Ready members, its spec.gateway
+ * (flags override it) and every member's cooled-down mark, so all replicas route alike; this
+ * replica's own cooldowns are written back as marks. SIGTERM stops accepting and drains open
+ * connections for --drain.
  */
 export async function gatewayCommand(flags: GatewayFlags, stopped: Promise<void>): Promise<number> {
-  const log = createOperatorLogger(flags.logLevel);
-  const users = flags.usersDir ? loadProxyUsers(flags.usersDir) : undefined;
-  const poolKey = flags.pool ? `${flags.pool.namespace}/${flags.pool.name}` : 'static';
-  let api: CustomObjectsApi | undefined;
-  if (flags.pool) {
-    const kc = new KubeConfig();
-    try {
-      if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-      else kc.loadFromDefault();
-    } catch (err) {
-      throw new FlagError(`cannot load the kubeconfig: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    api = kc.makeApiClient(CustomObjectsApi);
-  }
+  const log = createOperatorLogger(
+    flags.logLevel,
+    flags.logFormat === 'text' ? textDestination() : undefined,
+  );
+  const pool = flags.pool;
+  const poolKey = pool ? `${pool.namespace}/${pool.name}` : 'static';
+  const cluster = pool ? clusterApis(flags) : undefined;
   const abort = new AbortController();
+  const readPool = async () => {
+    if (!cluster || !pool) return undefined;
+    return readClusterPool(cluster.api, pool, abort.signal);
+  };
+  let first: ClusterPool | undefined;
+  try {
+    first = await readPool();
+  } catch (err) {
+    throw new Error(`cannot read ProxyPool ${poolKey}: ${describeKubeError(err)}`);
+  }
+  if (first && !first.gateway.enabled)
+    throw new FlagError(`ProxyPool ${poolKey} has spec.gateway.enabled: false; it has no gateway to serve`);
+  const readUsers = usersSource(flags, cluster?.core, pool);
   let gw: RunningGateway;
   try {
+    const users = await readUsers(first?.gateway, abort.signal);
     gw = await startGateway({
       pool: poolKey,
       host: flags.listen.host,
-      port: flags.listen.port,
+      port: flags.listen.port ?? first?.gateway.port ?? 8080,
       ...(users ? { users } : {}),
-      selection: flags.selection,
-      sessionTtlMs: flags.sessionTtlMs,
-      cooldownMs: flags.cooldownMs,
+      ...effectiveSettings(flags, first?.gateway),
       logger: log,
-      // The pool controller reads this mark for `rotation.onBan: Recycle`.
-      onCooldown: (member, reason) => {
-        if (!api || !flags.pool) return;
-        void api
-          .patchNamespacedCustomObject(
-            {
-              group: GROUP,
-              version: VERSION,
-              namespace: flags.pool.namespace,
-              plural: PROXY.plural,
-              name: member,
-              body: {
-                metadata: {
-                  annotations: { [COOLED_DOWN_ANNOTATION]: `${new Date().toISOString()} ${reason}` },
-                },
-              },
-            },
-            kubeCall({ contentType: PatchStrategy.MergePatch }),
-          )
-          .catch((err) =>
-            log.warn({ member, error: String(err) }, 'gateway: cannot mark the member cooled down'),
-          );
+      // The mark tells the other replicas (and the pool controller, for `rotation.onBan`).
+      onCooldown: (member, reason, until, origin) => {
+        if (!cluster || !pool || origin !== 'local') return;
+        markCooledDown(cluster.api, pool, { member, reason, at: Date.now(), until }).catch((err) =>
+          log.warn({ member, error: describeKubeError(err) }, 'gateway: cannot mark the member cooled down'),
+        );
       },
     });
   } catch (err) {
     if (err instanceof GatewayConfigError) throw new FlagError(err.message);
     throw err;
   }
+  const apply = (p: ClusterPool) => {
+    gw.configure(effectiveSettings(flags, p.gateway));
+    gw.members.setMembers(p.members);
+    gw.members.applyMarks(p.marks);
+  };
   if (flags.members) gw.members.setMembers(flags.members);
+  if (first) apply(first);
+  let warnedPort = false;
   const refresh = async () => {
-    if (!api || !flags.pool || abort.signal.aborted) return;
+    if (abort.signal.aborted) return;
     try {
-      gw.members.setMembers(await poolMembers(api, flags.pool, abort.signal));
+      const p = await readPool();
+      if (p) apply(p);
+      if (p && flags.listen.port === undefined && p.gateway.port !== gw.port && !warnedPort) {
+        warnedPort = true;
+        log.warn(
+          { port: gw.port, wanted: p.gateway.port },
+          'gateway: the pool asks for another port; restart to use it',
+        );
+      }
+      if (flags.usersDir || p?.gateway.usersSecret) gw.setUsers(await readUsers(p?.gateway, abort.signal));
     } catch (err) {
-      if (!abort.signal.aborted) log.warn({ error: String(err) }, 'gateway: cannot read the pool members');
+      // The last members, settings and users stay: a brief API outage does not stop the traffic.
+      if (!abort.signal.aborted)
+        log.warn({ error: describeKubeError(err) }, 'gateway: cannot refresh the pool');
     }
   };
-  await refresh();
-  const timer = setInterval(() => void refresh(), 2000);
-  const metrics = flags.metrics
-    ? createServer((req, res) => {
-        if (req.url === '/metrics')
-          return void gw.metrics.registry
-            .metrics()
-            .then((text) =>
-              res.writeHead(200, { 'content-type': gw.metrics.registry.contentType }).end(text),
-            );
-        if (req.url === '/healthz') return void res.writeHead(200).end('ok\n');
-        if (req.url === '/readyz') return void res.writeHead(gw.members.eligible().length ? 200 : 503).end();
-        res.writeHead(404).end();
-      })
-    : undefined;
-  if (metrics && flags.metrics) {
-    const m = flags.metrics;
-    await new Promise<void>((r) => metrics.listen(m.port, m.host, () => r()));
-    log.info({ port: (metrics.address() as AddressInfo).port }, 'gateway: metrics listening');
-  }
+  const timer = setInterval(() => void refresh(), REFRESH_MS);
+  const metrics = flags.metrics ? await serveMetrics(gw, flags.metrics, log) : undefined;
   await stopped;
   log.info({ drainMs: flags.drainMs, open: gw.openConnections() }, 'gateway: draining');
   abort.abort();

@@ -1,7 +1,10 @@
 import { FlagError } from '../cli/flag-error.js';
 import { FlagReader, type FlagWording } from '../cli/flag-reader.js';
 import { LOG_LEVELS, type LogLevelName } from '../log/log-levels.js';
+import { LOG_FORMATS, type LogFormat } from '../log/text-format.js';
 import { type GatewayMember, SELECTIONS, type Selection } from './member-table.js';
+
+export { GATEWAY_USAGE } from '../cli/gateway-usage.js';
 
 export interface GatewayFlags {
   /** `namespace/name` of the ProxyPool whose Ready members to route through (in the cluster). */
@@ -9,30 +12,19 @@ export interface GatewayFlags {
   /** Fixed members instead of a pool: `name=host:port`. */
   members?: GatewayMember[];
   kubeconfig?: string;
-  listen: { host: string; port: number };
+  /** The port is absent when not given: the pool's spec.gateway.port, else 8080. */
+  listen: { host: string; port?: number };
   metrics?: { host: string; port: number };
   usersDir?: string;
-  selection: Selection;
-  sessionTtlMs: number;
-  cooldownMs: number;
+  // Absent when not given: the pool's spec.gateway value applies, else the built-in default.
+  selection?: Selection;
+  sessionTtlMs?: number;
+  cooldownMs?: number;
+  banStatuses?: number[];
   drainMs: number;
   logLevel: LogLevelName;
+  logFormat: LogFormat;
 }
-
-export const GATEWAY_USAGE = `usage: egress-proxies gateway (--pool NAMESPACE/NAME | --members NAME=HOST:PORT,...) [flags]
-
-  --pool NS/NAME              route through the Ready members of this ProxyPool (read from the cluster)
-  --members LIST              fixed members instead: name=host:port, comma-separated
-  --kubeconfig PATH           kubeconfig for --pool; in-cluster config when absent
-  --listen HOST:PORT          where clients connect (default 127.0.0.1:8080); off loopback needs --users-dir
-  --users-dir DIR             Basic auth users: one file per user holding the password (a mounted Secret)
-  --metrics HOST:PORT         /metrics, /healthz, /readyz on their own port (default: none)
-  --selection NAME            round-robin, random or least-connections (default: the pool's, else round-robin)
-  --session-ttl DURATION      how long a sticky session stays on its member (default 10m)
-  --cooldown DURATION         how long a failing or banned member gets no new connections (default 60s)
-  --drain DURATION            on SIGTERM, how long open connections may finish (default 20s)
-  --log-level LEVEL           fatal, error, warn, info, debug, trace (default info)
-`;
 
 const WORDING: FlagWording = {
   duration: (flag, shown) => `${flag}: invalid duration ${shown} (expected e.g. 30s, 5m, 1h)`,
@@ -42,6 +34,27 @@ const WORDING: FlagWording = {
 };
 
 const MEMBER = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+const DNS_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+
+/** `HOST`, `[IPV6]`, or either with `:PORT`. */
+function listenFlag(value: string | undefined): { host: string; port?: number } {
+  if (value === undefined) return { host: '127.0.0.1' };
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value);
+  const port = m?.[2] === undefined ? undefined : Number(m[2]);
+  if (!m || (port !== undefined && port > 65535))
+    throw new FlagError(`--listen: expected HOST or HOST:PORT, got ${JSON.stringify(value)}`);
+  const host = (m[1] as string).replace(/^\[(.*)\]$/, '$1');
+  return port === undefined ? { host } : { host, port };
+}
+
+function banStatusesFlag(value: string): number[] {
+  const out = value.split(',').map((s) => Number(s.trim()));
+  if (!out.length || out.some((n) => !Number.isInteger(n) || n < 400 || n > 599))
+    throw new FlagError(
+      `--ban-statuses: expected HTTP error statuses 400-599, comma-separated, got ${JSON.stringify(value)}`,
+    );
+  return out;
+}
 
 /** Parses the `gateway` flags; throws FlagError naming the bad flag and value. */
 export function parseGatewayFlags(args: string[]): GatewayFlags {
@@ -57,8 +70,10 @@ export function parseGatewayFlags(args: string[]): GatewayFlags {
       selection: { type: 'string' },
       'session-ttl': { type: 'string' },
       cooldown: { type: 'string' },
+      'ban-statuses': { type: 'string' },
       drain: { type: 'string' },
       'log-level': { type: 'string' },
+      'log-format': { type: 'string' },
     },
     WORDING,
     'gateway',
@@ -70,15 +85,18 @@ export function parseGatewayFlags(args: string[]): GatewayFlags {
       'gateway: exactly one of --pool NAMESPACE/NAME and --members NAME=HOST:PORT,... is required',
     );
   const flags: GatewayFlags = {
-    listen: r.hostPort('listen', '127.0.0.1:8080'),
-    selection: r.oneOf('selection', 'round-robin', SELECTIONS),
-    sessionTtlMs: r.duration('session-ttl', '10m'),
-    cooldownMs: r.duration('cooldown', '60s'),
+    listen: listenFlag(r.string('listen')),
     drainMs: r.duration('drain', '20s'),
     logLevel: r.oneOf('log-level', 'info', LOG_LEVELS),
+    logFormat: r.oneOf('log-format', 'json', LOG_FORMATS),
   };
+  if (r.string('selection') !== undefined) flags.selection = r.oneOf('selection', 'round-robin', SELECTIONS);
+  if (r.string('session-ttl') !== undefined) flags.sessionTtlMs = r.duration('session-ttl', '10m');
+  if (r.string('cooldown') !== undefined) flags.cooldownMs = r.duration('cooldown', '60s');
+  const ban = r.string('ban-statuses');
+  if (ban !== undefined) flags.banStatuses = banStatusesFlag(ban);
   if (pool !== undefined) {
-    const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(pool);
+    const m = new RegExp(`^(${DNS_LABEL})/(${DNS_LABEL})$`).exec(pool);
     if (!m) throw new FlagError(`--pool: expected NAMESPACE/NAME, got ${JSON.stringify(pool)}`);
     flags.pool = { namespace: m[1] as string, name: m[3] as string };
   }

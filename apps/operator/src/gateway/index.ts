@@ -3,11 +3,18 @@ export { GatewayMetrics } from './gateway-metrics.js';
 export {
   GatewayConfigError,
   type GatewayOptions,
+  type GatewaySettings,
   MEMBER_HEADER,
   MOVED_HEADER,
   type RunningGateway,
   startGateway,
 } from './gateway-server.js';
-export { type GatewayMember, MemberTable, SELECTIONS, type Selection } from './member-table.js';
-export { rendezvousPick } from './rendezvous.js';
+export {
+  type CooldownMark,
+  type GatewayMember,
+  MemberTable,
+  SELECTIONS,
+  type Selection,
+} from './member-table.js';
 export { SESSION_HEADER } from './session.js';
+export { SessionTable, sessionHash } from './session-table.js';

@@ -1,4 +1,4 @@
-import { memberHash, rendezvousPick } from './rendezvous.js';
+import { SessionTable, sessionHash } from './session-table.js';
 
 /** One pool member the gateway may route through: a Ready Proxy's endpoint. */
 export interface GatewayMember {
@@ -10,16 +10,32 @@ export interface GatewayMember {
 export type Selection = 'round-robin' | 'random' | 'least-connections';
 export const SELECTIONS: readonly Selection[] = ['round-robin', 'random', 'least-connections'];
 
-export interface MemberTableOptions {
+/** Where a cooldown came from: this gateway's own observation, or another replica's mark. */
+export type CooldownOrigin = 'local' | 'shared';
+
+/** A member's cooldown as every replica can read it: until when, and why. */
+export interface CooldownMark {
+  member: string;
+  until: number;
+  reason: string;
+}
+
+/** What can change while the gateway runs (the pool's spec.gateway). */
+export interface MemberTableSettings {
   selection?: Selection;
-  /** How long a session stays pinned after its last use. */
+  /** How long the gateway remembers a session's member after its last use (to say it moved). */
   sessionTtlMs?: number;
   /** How long a member whose connect failed, or that answered a ban status, gets no new traffic. */
   cooldownMs?: number;
+}
+
+export interface MemberTableOptions extends MemberTableSettings {
   now?: () => number;
   random?: () => number;
-  /** Called once when a member enters cooldown (metrics, status, `rotation.onBan`). */
-  onCooldown?: (member: string, reason: string) => void;
+  /** Called once when a member enters cooldown (metrics, the shared mark, `rotation.onBan`). */
+  onCooldown?: (member: string, reason: string, until: number, origin: CooldownOrigin) => void;
+  /** Called when a member's cooldown ends or the member leaves while cooled down. */
+  onRecover?: (member: string) => void;
 }
 
 /** What a choice returned: the member, and for a session the member it had before (when it moved). */
@@ -28,43 +44,76 @@ export interface Choice {
   movedFrom?: string;
 }
 
-interface Pin {
+interface SessionMemory {
   member: string;
   expires: number;
 }
 
 /**
  * The members and everything the gateway decides about them: which are eligible (present and
- * not cooled down), who gets the next connection, where a session is pinned, how many
+ * not cooled down), who gets the next connection, which member a session goes to, how many
  * connections each holds.
+ *
+ * A session's member is a function of the members and their cooldowns only (a Maglev table over
+ * the names, skipping cooled-down members), never of this replica's history: replicas that see
+ * the same members and the same cooldown marks send a session to the same member. The memory of
+ * a session's last member only serves to tell the client when it moved.
  */
 export class MemberTable {
-  readonly #opts: Required<Omit<MemberTableOptions, 'onCooldown'>> & Pick<MemberTableOptions, 'onCooldown'>;
+  #selection: Selection;
+  #sessionTtlMs: number;
+  #cooldownMs: number;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #onCooldown: MemberTableOptions['onCooldown'];
+  readonly #onRecover: MemberTableOptions['onRecover'];
   #members = new Map<string, GatewayMember>();
+  #table = new SessionTable([]);
+  /** The members in table order, and which of them are cooled down (1) now. */
+  #byIndex: GatewayMember[] = [];
+  #cooled = new Uint8Array(0);
   #eligible: GatewayMember[] = [];
-  #eligibleHashes: number[] = [];
-  #eligibleByName = new Map<string, GatewayMember>();
   #active = new Map<string, number>();
   #cooldown = new Map<string, { until: number; reason: string }>();
-  #pins = new Map<string, Pin>();
+  #nextExpiry = Number.POSITIVE_INFINITY;
+  #sessions = new Map<string, SessionMemory>();
   #next = 0;
   #lastSweep = 0;
+  readonly #notCooled = (i: number) => this.#cooled[i] === 0;
 
   constructor(opts: MemberTableOptions = {}) {
-    this.#opts = {
-      selection: opts.selection ?? 'round-robin',
-      sessionTtlMs: opts.sessionTtlMs ?? 10 * 60_000,
-      cooldownMs: opts.cooldownMs ?? 60_000,
-      now: opts.now ?? Date.now,
-      random: opts.random ?? Math.random,
-      ...(opts.onCooldown ? { onCooldown: opts.onCooldown } : {}),
-    };
+    this.#selection = opts.selection ?? 'round-robin';
+    this.#sessionTtlMs = opts.sessionTtlMs ?? 10 * 60_000;
+    this.#cooldownMs = opts.cooldownMs ?? 60_000;
+    this.#now = opts.now ?? Date.now;
+    this.#random = opts.random ?? Math.random;
+    this.#onCooldown = opts.onCooldown;
+    this.#onRecover = opts.onRecover;
+  }
+
+  /** Applies new settings (a pool spec change); cooldowns already running keep their end. */
+  configure(s: MemberTableSettings): void {
+    if (s.selection) this.#selection = s.selection;
+    if (s.sessionTtlMs !== undefined) this.#sessionTtlMs = s.sessionTtlMs;
+    if (s.cooldownMs !== undefined) this.#cooldownMs = s.cooldownMs;
+  }
+
+  get settings(): Required<MemberTableSettings> {
+    return { selection: this.#selection, sessionTtlMs: this.#sessionTtlMs, cooldownMs: this.#cooldownMs };
   }
 
   /** Replaces the member set (the Ready members of the pool, as the store reports them). */
   setMembers(members: readonly GatewayMember[]): void {
-    this.#members = new Map(members.map((m) => [m.name, m]));
-    for (const name of this.#cooldown.keys()) if (!this.#members.has(name)) this.#cooldown.delete(name);
+    const next = new Map(members.map((m) => [m.name, m]));
+    const sameNames = next.size === this.#members.size && [...next.keys()].every((n) => this.#members.has(n));
+    this.#members = next;
+    for (const name of [...this.#cooldown.keys()])
+      if (!next.has(name)) {
+        this.#cooldown.delete(name);
+        this.#onRecover?.(name);
+      }
+    // The table depends on the names only; an address change keeps it.
+    if (!sameNames) this.#table = new SessionTable(next.keys());
     this.#refresh();
   }
 
@@ -79,7 +128,7 @@ export class MemberTable {
   }
 
   /** Members cooled down now, with the reason and until when. */
-  cooledDown(): { member: string; until: number; reason: string }[] {
+  cooledDown(): CooldownMark[] {
     this.#expireCooldowns();
     return [...this.#cooldown.entries()].map(([member, c]) => ({ member, ...c }));
   }
@@ -90,11 +139,10 @@ export class MemberTable {
 
   /** Picks a member for a new connection; `exclude` skips members that just failed this connection. */
   choose(session?: string, exclude?: ReadonlySet<string>): Choice | undefined {
-    const now = this.#opts.now();
     let pool = this.eligible();
     if (exclude?.size) pool = pool.filter((m) => !exclude.has(m.name));
     if (pool.length === 0) return undefined;
-    if (session !== undefined) return this.#sticky(session, pool, now);
+    if (session !== undefined) return this.#sticky(session, exclude);
     return { member: this.#pick(pool) };
   }
 
@@ -113,30 +161,54 @@ export class MemberTable {
 
   /** Takes a member out of rotation for the cooldown period (a failed connect, a 403/429). */
   coolDown(member: string, reason: string): void {
-    if (!this.#members.has(member)) return;
-    const fresh = !this.#cooldown.has(member);
-    this.#cooldown.set(member, { until: this.#opts.now() + this.#opts.cooldownMs, reason });
-    this.#refresh();
-    if (fresh) this.#opts.onCooldown?.(member, reason);
+    this.#setCooldown(member, this.#now() + this.#cooldownMs, reason, 'local');
   }
 
-  #sticky(session: string, pool: readonly GatewayMember[], now: number): Choice {
-    this.#sweepPins(now);
-    const pin = this.#pins.get(session);
-    // A pinned member is looked up by name (O(1)), not searched for among the members.
-    const candidate = pin && pin.expires > now ? this.#eligibleByName.get(pin.member) : undefined;
-    const pinned = candidate && (pool === this.#eligible || pool.includes(candidate)) ? candidate : undefined;
-    const hashes = pool === this.#eligible ? this.#eligibleHashes : undefined;
-    const member = pinned ?? (rendezvousPick(session, pool, hashes) as GatewayMember);
-    this.#pins.set(session, { member: member.name, expires: now + this.#opts.sessionTtlMs });
-    const moved = pin && pin.expires > now && pin.member !== member.name ? pin.member : undefined;
+  /**
+   * Cooldowns other replicas (or this one, before a restart) marked: each member is cooled down
+   * until the mark's end, so every replica excludes the same members.
+   */
+  applyMarks(marks: readonly CooldownMark[]): void {
+    for (const m of marks) this.#setCooldown(m.member, m.until, m.reason, 'shared');
+  }
+
+  #setCooldown(member: string, until: number, reason: string, origin: CooldownOrigin): void {
+    if (!this.#members.has(member) || until <= this.#now()) return;
+    const old = this.#cooldown.get(member);
+    if (old && old.until >= until) return;
+    this.#cooldown.set(member, { until, reason });
+    this.#nextExpiry = Math.min(this.#nextExpiry, until);
+    // A longer cooldown for a member already out of rotation only moves its end.
+    if (old) return;
+    this.#refresh();
+    this.#onCooldown?.(member, reason, until, origin);
+  }
+
+  #sticky(session: string, exclude?: ReadonlySet<string>): Choice {
+    const now = this.#now();
+    const byIndex = this.#byIndex;
+    const usable = exclude?.size
+      ? (i: number) => this.#cooled[i] === 0 && !exclude.has((byIndex[i] as GatewayMember).name)
+      : this.#cooldown.size
+        ? this.#notCooled
+        : undefined;
+    const member = byIndex[this.#table.lookup(sessionHash(session), usable)] as GatewayMember;
+    this.#sweepSessions(now);
+    const seen = this.#sessions.get(session);
+    if (!seen) {
+      this.#sessions.set(session, { member: member.name, expires: now + this.#sessionTtlMs });
+      return { member };
+    }
+    const moved = seen.expires > now && seen.member !== member.name ? seen.member : undefined;
+    seen.member = member.name;
+    seen.expires = now + this.#sessionTtlMs;
     return moved ? { member, movedFrom: moved } : { member };
   }
 
   #pick(pool: readonly GatewayMember[]): GatewayMember {
-    switch (this.#opts.selection) {
+    switch (this.#selection) {
       case 'random':
-        return pool[Math.floor(this.#opts.random() * pool.length)] as GatewayMember;
+        return pool[Math.floor(this.#random() * pool.length)] as GatewayMember;
       case 'least-connections': {
         // Ties rotate, so idle members share the first connections evenly.
         const start = this.#next++ % pool.length;
@@ -157,30 +229,32 @@ export class MemberTable {
     }
   }
 
+  // O(1) until the earliest cooldown ends, so a choice does not scan the cooldowns.
   #expireCooldowns(): void {
-    if (this.#cooldown.size === 0) return;
-    const now = this.#opts.now();
-    let changed = false;
+    const now = this.#now();
+    if (now < this.#nextExpiry) return;
+    let next = Number.POSITIVE_INFINITY;
+    const ended: string[] = [];
     for (const [name, c] of this.#cooldown)
-      if (c.until <= now) {
-        this.#cooldown.delete(name);
-        changed = true;
-      }
-    if (changed) this.#refresh();
+      if (c.until <= now) ended.push(name);
+      else next = Math.min(next, c.until);
+    this.#nextExpiry = next;
+    for (const name of ended) this.#cooldown.delete(name);
+    if (ended.length) this.#refresh();
+    for (const name of ended) this.#onRecover?.(name);
   }
 
-  // Expired pins are dropped at most once per TTL, so a choice stays O(1) in the number of sessions.
-  #sweepPins(now: number): void {
-    if (now - this.#lastSweep < this.#opts.sessionTtlMs) return;
+  // Forgotten sessions are dropped at most once per TTL, so a choice stays O(1) in the number of sessions.
+  #sweepSessions(now: number): void {
+    if (now - this.#lastSweep < this.#sessionTtlMs) return;
     this.#lastSweep = now;
-    for (const [s, p] of this.#pins) if (p.expires <= now) this.#pins.delete(s);
+    for (const [s, p] of this.#sessions) if (p.expires <= now) this.#sessions.delete(s);
   }
 
   #refresh(): void {
-    this.#eligible = [...this.#members.values()]
-      .filter((m) => !this.#cooldown.has(m.name))
-      .sort((a, b) => (a.name < b.name ? -1 : 1));
-    this.#eligibleHashes = this.#eligible.map((m) => memberHash(m.name));
-    this.#eligibleByName = new Map(this.#eligible.map((m) => [m.name, m]));
+    const names = this.#table.names;
+    this.#byIndex = names.map((n) => this.#members.get(n) as GatewayMember);
+    this.#cooled = Uint8Array.from(names, (n) => (this.#cooldown.has(n) ? 1 : 0));
+    this.#eligible = this.#byIndex.filter((_, i) => this.#cooled[i] === 0);
   }
 }

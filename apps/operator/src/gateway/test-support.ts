@@ -21,10 +21,16 @@ export async function startMember(name: string, localAddress: string): Promise<T
   return { name, host: '127.0.0.1', port: server.port, localAddress, kill: () => server.close(true) };
 }
 
-/** Answers `{"ip": <caller>}`, or 429 to callers in `banned`. */
+/**
+ * Answers `{"ip": <caller>}`, or 429 to callers in `banned`; a status pushed on `answerNext` is the
+ * answer to the next request, whoever sends it.
+ */
 export async function startEchoTarget(banned = new Set<string>()) {
+  const answerNext: number[] = [];
   const server = createHttpServer((req, res) => {
     const ip = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const next = answerNext.shift();
+    if (next !== undefined) return void res.writeHead(next).end(`answered ${next}\n`);
     if (banned.has(ip)) return void res.writeHead(429).end('slow down\n');
     res
       .writeHead(200, { 'content-type': 'application/json' })
@@ -35,6 +41,7 @@ export async function startEchoTarget(banned = new Set<string>()) {
   return {
     url: `http://127.0.0.1:${port}/`,
     banned,
+    answerNext,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

@@ -1,8 +1,9 @@
-import { type Logger, pinoLogger } from '@egress-proxies/contract';
+import type { Logger } from '@egress-proxies/contract';
 import { type DestinationStream, type Logger as Pino, pino } from 'pino';
 
 export { LOG_LEVELS, type LogLevelName } from './log-levels.js';
 
+import { pinoLogger } from '@egress-proxies/provider-utils';
 import type { LogLevelName } from './log-levels.js';
 
 /** The operator's JSON logger (pino): one JSON object per line on stdout, or on `destination`. */

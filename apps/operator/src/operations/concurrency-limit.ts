@@ -1,4 +1,4 @@
-import { abortReason } from '@egress-proxies/contract';
+import { abortReason } from '@egress-proxies/provider-utils';
 
 /**
  * A counting semaphore: at most `limit` holders at once, the rest wait in arrival order. A

@@ -1,4 +1,4 @@
-import { CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import { parseDuration } from '../api/duration.js';
 import { API_VERSION, GROUP, PROXY, VERSION } from '../api/group.js';
 import type { Condition, ProxyObject } from '../api/proxy.js';
@@ -13,13 +13,12 @@ import {
 } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import { kubeCall } from '../store/kube-call-options.js';
+import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from './cooldown-mark.js';
+import { observeGateway } from './gateway-service.js';
 import { memberName } from './member-name.js';
 import { planInputFor } from './plan-input.js';
 import { type PlanMember, planPool } from './plan-pool.js';
 import { templateHash } from './template-hash.js';
-
-/** Set on a member by the gateway when it cooled the member down (read for `rotation.onBan`). */
-export const COOLED_DOWN_ANNOTATION = `${GROUP}/cooled-down`;
 
 export interface KubePoolControllerOptions {
   kubeConfig: KubeConfig;
@@ -57,6 +56,7 @@ const condition = (
  */
 export class KubePoolController {
   readonly #api: CustomObjectsApi;
+  readonly #core: CoreV1Api;
   readonly #opts: KubePoolControllerOptions;
   readonly #log: OpLogger;
   #timer?: NodeJS.Timeout;
@@ -66,6 +66,7 @@ export class KubePoolController {
   constructor(opts: KubePoolControllerOptions) {
     this.#opts = opts;
     this.#api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.#core = opts.kubeConfig.makeApiClient(CoreV1Api);
     this.#log = (opts.logger ?? silentOpLogger).child({ component: 'pools' });
   }
 
@@ -122,12 +123,11 @@ export class KubePoolController {
     const now = (this.#opts.now ?? Date.now)();
     const all = await this.#list<ProxyObject>(PROXY.plural, signal, `${POOL_LABEL}=${name}`, namespace);
     const live = all.filter((p) => !p.metadata.deletionTimestamp);
-    // The gateway's mark counts for the pool's cooldown period, like the gateway's own cooldown.
+    // A gateway's mark holds until the end it names (older marks: the pool's cooldown period).
     const cooldownMs = parseDuration(spec.gateway?.cooldown ?? '60s');
     const cooledNow = (p: ProxyObject) => {
-      const mark = p.metadata.annotations?.[COOLED_DOWN_ANNOTATION];
-      const at = mark ? Date.parse(mark.split(' ')[0] ?? '') : Number.NaN;
-      return Number.isFinite(at) && now - at < cooldownMs;
+      const mark = parseCooldownMark(p.metadata.annotations?.[COOLED_DOWN_ANNOTATION], cooldownMs);
+      return mark !== undefined && now < mark.until;
     };
     const members: PlanMember[] = live.map((p) => ({
       name: p.metadata.name,
@@ -202,7 +202,7 @@ export class KubePoolController {
     const updated =
       kept.filter((p) => p.metadata.labels?.[TEMPLATE_HASH_LABEL] === hash).length + plan.create.length;
     const old = pool.status?.conditions;
-    const gw = spec.gateway;
+    const gw = await observeGateway(this.#core, { namespace, name }, spec.gateway?.enabled !== false, signal);
     const status: ProxyPoolStatus = {
       replicas: kept.length + plan.create.length,
       ready,
@@ -217,7 +217,7 @@ export class KubePoolController {
         ready: p.status?.phase === 'Ready',
         cooledDown: cooledNow(p),
       })),
-      ...(gw?.enabled !== false ? { gateway: `${name}-gateway.${namespace}.svc:${gw?.port ?? 8080}` } : {}),
+      ...(gw.endpoint ? { gateway: gw.endpoint } : {}),
       conditions: [
         condition(
           'Ready',
@@ -242,10 +242,13 @@ export class KubePoolController {
           plan.doomed.length ? `replacing ${plan.doomed.join(', ')}` : 'every member is current',
           old,
         ),
+        condition('Gateway', gw.ready, gw.reason, gw.message, old),
       ],
     };
+    // A merge patch keeps a field it does not name: a gateway that went away is removed explicitly.
+    const body = { status: { ...status, ...(gw.endpoint ? {} : { gateway: null }) } };
     await this.#api.patchNamespacedCustomObjectStatus(
-      { group: GROUP, version: VERSION, namespace, plural: PROXY_POOL.plural, name, body: { status } },
+      { group: GROUP, version: VERSION, namespace, plural: PROXY_POOL.plural, name, body },
       kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
     );
   }

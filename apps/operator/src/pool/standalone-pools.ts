@@ -1,9 +1,9 @@
-import { parseDuration } from '../api/duration.js';
 import type { ProxyObject } from '../api/proxy.js';
 import { POOL_LABEL, RECYCLE_ANNOTATION, TEMPLATE_HASH_LABEL } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
+import { specSettings } from '../gateway/spec-settings.js';
 import type { FileProxyStore } from '../standalone/file-proxy-store.js';
 import type { LoadedDocuments, ProxyDocument } from '../standalone/proxy-documents.js';
 import { type MemberRecord, type PoolState, readPoolState, writePoolState } from './member-file.js';
@@ -164,6 +164,8 @@ export class StandalonePools {
       }
       await this.#ensureGateway(key, d);
       const g = this.#gateways.get(key);
+      // A changed spec.gateway applies to what comes next (the port only at the gateway's start).
+      g?.configure(specSettings(d.spec.gateway));
       g?.members.setMembers(
         (this.#state.members[key] ?? [])
           .map((m) => ({ m, ep: store.endpoint(`${d.namespace}/${m.name}`), o: this.#observe(d, m) }))
@@ -229,14 +231,7 @@ export class StandalonePools {
       host: '127.0.0.1',
       logger: this.#log,
       ...(this.#metrics ? { metrics: this.#metrics } : {}),
-      ...(gw
-        ? {
-            selection: gw.selection,
-            sessionTtlMs: parseDuration(gw.sessionTTL),
-            cooldownMs: parseDuration(gw.cooldown),
-            banStatuses: gw.banStatuses,
-          }
-        : {}),
+      ...specSettings(gw),
     };
     const start = (async () => {
       const port = gw?.port ?? 8080;

@@ -1,4 +1,5 @@
-import { type ProviderFactory, ProviderRegistry, type ProviderType } from '@egress-proxies/contract';
+import type { ProviderFactory } from '@egress-proxies/contract';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 
 /** Imports one bundled provider package and returns its factory. */
 export type FactoryImport = () => Promise<ProviderFactory>;
@@ -7,7 +8,7 @@ export type FactoryImport = () => Promise<ProviderFactory>;
  * The provider packages this build of the operator bundles, by config type, each imported only
  * when a config names its type: starting with one provider configured loads only that one.
  */
-export const BUNDLED_PROVIDERS: Readonly<Record<ProviderType, FactoryImport>> = Object.freeze({
+export const BUNDLED_PROVIDERS: Readonly<Record<string, FactoryImport>> = Object.freeze({
   gcp: async () => (await import('@egress-proxies/provider-gcp')).gcpProviderFactory as ProviderFactory,
   proxmox: async () =>
     (await import('@egress-proxies/provider-proxmox')).proxmoxProviderFactory as ProviderFactory,
@@ -27,7 +28,7 @@ export async function bundledRegistry(
 ): Promise<ProviderRegistry> {
   const registry = new ProviderRegistry();
   for (const type of new Set(types)) {
-    const load = (BUNDLED_PROVIDERS as Record<string, FactoryImport>)[type];
+    const load = Object.hasOwn(BUNDLED_PROVIDERS, type) ? BUNDLED_PROVIDERS[type] : undefined;
     if (load) registry.register(await load());
   }
   return registry;

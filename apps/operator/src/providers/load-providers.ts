@@ -1,4 +1,4 @@
-import type { ProviderEntry, ProviderRegistry } from '@egress-proxies/contract';
+import type { ProviderEntry, ProviderRegistry } from '@egress-proxies/provider-utils';
 import { type PreparedProviders, ProviderLoader } from './provider-loader.js';
 import type { ProviderModuleError } from './provider-module-error.js';
 

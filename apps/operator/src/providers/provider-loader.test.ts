@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadProvidersConfig, type ProviderFactory, ProvidersConfigError } from '@egress-proxies/contract';
+import type { ProviderFactory } from '@egress-proxies/contract';
+import { ProvidersConfigError } from '@egress-proxies/provider-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { referenceHandle } from '../reconcile/test-fixture.js';
 import { ProviderLoader } from './provider-loader.js';
@@ -52,7 +53,7 @@ describe('ProviderLoader', () => {
   it('imports only the bundled packages the config names', async () => {
     const { imported, bundled } = counting();
     const loader = new ProviderLoader({ source: 'p.yaml', bundled });
-    const { entries, failures } = await loader.prepare(loadProvidersConfig([local]));
+    const { entries, failures } = await loader.prepare(await loader.loadConfig([local]));
     expect(imported).toEqual(['local']);
     expect(failures).toEqual([]);
     expect(loader.create(entries[0]!, { name: 'dev' }).provider.name).toBe('dev');
@@ -62,7 +63,7 @@ describe('ProviderLoader', () => {
     const { bundled } = counting();
     const loader = new ProviderLoader({ source: 'p.yaml', bundled, modulesDir: dir });
     const { entries, failures } = await loader.prepare(
-      loadProvidersConfig([
+      await loader.loadConfig([
         { name: 'h', type: 'hetzner', module: './hetzner.mjs', hetzner: { zone: 'fsn1' } },
         { name: 'b', type: 'boxes', module: '@acme/provider-boxes', boxes: { zone: 'z', size: 3 } },
       ]),
@@ -84,17 +85,20 @@ describe('ProviderLoader', () => {
   it("resolves a package name from the operator's own install when the modules dir lacks it", async () => {
     const loader = new ProviderLoader({ source: 'p.yaml', bundled: {}, modulesDir: dir });
     const { entries, failures } = await loader.prepare(
-      loadProvidersConfig([{ ...local, module: '@egress-proxies/provider-local' }]),
+      await loader.loadConfig([{ ...local, module: '@egress-proxies/provider-local' }]),
     );
     expect(failures).toEqual([]);
     expect(entries[0]?.config).toMatchObject({ stateDir: '/tmp/x', engine: 'auto' });
   });
 
   it('reports a bad block of a module entry at its path, as any config error', async () => {
-    const loader = new ProviderLoader({ source: 'p.yaml', bundled: {}, modulesDir: dir });
+    const loader = new ProviderLoader({ source: 'p.yaml', bundled: counting().bundled, modulesDir: dir });
     const err = await loader
       .prepare(
-        loadProvidersConfig([local, { name: 'h', type: 'hetzner', module: './hetzner.mjs', hetzner: {} }]),
+        await loader.loadConfig([
+          local,
+          { name: 'h', type: 'hetzner', module: './hetzner.mjs', hetzner: {} },
+        ]),
       )
       .catch((e: unknown) => e);
     expect(ProvidersConfigError.isInstance(err)).toBe(true);
@@ -107,7 +111,7 @@ describe('ProviderLoader', () => {
     const { bundled } = counting();
     const loader = new ProviderLoader({ source: 'p.yaml', bundled, modulesDir: dir });
     const { entries, failures } = await loader.prepare(
-      loadProvidersConfig([
+      await loader.loadConfig([
         { name: 'gone', type: 'x', module: '@acme/not-installed' },
         { name: 'gone-file', type: 'x', module: './nope.mjs' },
         local,
@@ -138,7 +142,7 @@ describe('ProviderLoader', () => {
 
   it('refuses a type nothing serves, for the whole config, naming the bundled types and module:', async () => {
     const loader = new ProviderLoader({ source: 'p.yaml', bundled: counting().bundled });
-    const entries = loadProvidersConfig([local]).map((e) => ({ ...e, type: 'proxmox' as const }));
+    const entries = (await loader.loadConfig([local])).map((e) => ({ ...e, type: 'proxmox' as const }));
     const err = await loader.prepare(entries as never).catch((e: unknown) => e);
     expect((err as Error).message).toContain(
       'providers[0].type: type "proxmox" of provider "dev" is not bundled in this build (bundled: local, gcp, kvm2; name a module: for another)',

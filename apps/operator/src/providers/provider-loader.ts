@@ -4,13 +4,22 @@ import {
   isProviderFactory,
   type Logger,
   type ProviderBundle,
-  type ProviderEntry,
   type ProviderFactory,
   type ProviderFactoryContext,
+  type ProviderTypeSource,
+} from '@egress-proxies/contract';
+import {
+  createChecked,
+  type ProviderEntry,
   type ProviderRegistry,
   ProvidersConfigError,
+} from '@egress-proxies/provider-utils';
+import {
+  loadProvidersConfig,
+  parseProvidersDocument,
+  providerTypesIn,
   validateProviderBlock,
-} from '@egress-proxies/contract';
+} from '@egress-proxies/provider-utils/providers-file';
 import { BUNDLED_PROVIDERS, type FactoryImport } from './bundled.js';
 import { resolveModuleIn } from './module-resolve.js';
 import { ProviderModuleError } from './provider-module-error.js';
@@ -56,10 +65,11 @@ function factoriesIn(mod: Record<string, unknown>): ProviderFactory[] {
 
 /**
  * Finds the factory for each configured entry: an embedder's registry, a bundled package
- * imported on first use, or the entry's `module:`. Entries are checked against their factory's
- * schema here when the loader alone knows it (modules).
+ * imported on first use, or the entry's `module:`. It is the type source the providers-file
+ * loader checks entries against: the types it serves are those of the registry and the bundled
+ * packages, and each block is validated with its factory's schema.
  */
-export class ProviderLoader {
+export class ProviderLoader implements ProviderTypeSource {
   readonly #bundled: Readonly<Record<string, FactoryImport>>;
   readonly #byType = new Map<string, ProviderFactory>();
   readonly #byModule = new Map<string, Promise<ProviderFactory[]>>();
@@ -67,6 +77,26 @@ export class ProviderLoader {
 
   constructor(private readonly opts: ProviderLoaderOptions) {
     this.#bundled = opts.registry ? {} : (opts.bundled ?? BUNDLED_PROVIDERS);
+  }
+
+  /**
+   * Loads a providers config (text, bytes or a parsed value): imports the bundled packages its
+   * entries name (only those), then checks every entry, each block with its factory's schema.
+   * Entries naming a `module` keep their raw block until `prepare` imports the module.
+   */
+  async loadConfig(input: unknown, options: { signal?: AbortSignal } = {}): Promise<ProviderEntry[]> {
+    const source = this.opts.source;
+    const doc = parseProvidersDocument(input, { source });
+    for (const type of providerTypesIn(doc)) {
+      options.signal?.throwIfAborted();
+      await this.#forType(type);
+    }
+    return loadProvidersConfig(doc, { source, registry: this });
+  }
+
+  /** The factory serving `type` once imported (an embedder's, or a bundled one already loaded). */
+  factory(type: string): ProviderFactory | undefined {
+    return this.opts.registry?.factory(type) ?? this.#byType.get(type);
   }
 
   /**
@@ -125,13 +155,7 @@ export class ProviderLoader {
   create(entry: ProviderEntry, context: ProviderFactoryContext): ProviderBundle {
     const factory = this.#entryFactory.get(entry.name);
     if (!factory) throw new Error(`provider ${JSON.stringify(entry.name)} was not prepared`);
-    const bundle = factory.create(entry.config as never, context);
-    if (bundle.provider.name !== context.name) {
-      throw new Error(
-        `provider factory for type ${JSON.stringify(entry.type)} returned a provider named ${JSON.stringify(bundle.provider.name)}, expected the configured name ${JSON.stringify(context.name)}`,
-      );
-    }
-    return bundle;
+    return createChecked(factory, entry.config, context);
   }
 
   /** A provider set whose entries are built through this loader. */

@@ -1,10 +1,13 @@
-import { loadProvidersConfig, type ProviderEntry } from '@egress-proxies/contract';
+import { localProviderFactory } from '@egress-proxies/provider-local';
+import { type ProviderEntry, ProviderRegistry } from '@egress-proxies/provider-utils';
+import { loadProvidersConfig } from '@egress-proxies/provider-utils/providers-file';
 import { describe, expect, it } from 'vitest';
 import { referenceHandle } from '../reconcile/test-fixture.js';
 import { entryFingerprint } from './fingerprint.js';
 import { ProviderSet } from './provider-set.js';
 
-const entries = (text: string): ProviderEntry[] => loadProvidersConfig(text);
+const registry = new ProviderRegistry().register(localProviderFactory);
+const entries = (text: string): ProviderEntry[] => loadProvidersConfig(text, { registry });
 const cfg = (dirs: Record<string, string>) =>
   Object.entries(dirs)
     .map(([n, d]) => `- name: ${n}\n  type: local\n  local:\n    stateDir: ${d}\n`)

@@ -1,4 +1,5 @@
-import type { Checker, Logger, ProviderEntry, ProviderRegistry } from '@egress-proxies/contract';
+import type { Checker, Logger } from '@egress-proxies/contract';
+import type { ProviderEntry, ProviderRegistry } from '@egress-proxies/provider-utils';
 import type { ProviderHandle } from '../reconcile/types.js';
 import { credentialFiles, entryFingerprint } from './fingerprint.js';
 

@@ -1,4 +1,4 @@
-import type { ProviderRegistry } from '@egress-proxies/contract';
+import type { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { providerLoader } from '../providers/load-providers.js';
 import { loadStandaloneProviders } from './providers-file.js';
 import { readState, writeState } from './state-file.js';

@@ -1,4 +1,5 @@
-import { type CallOptions, createLogger, type LogLine, loggerOf } from '@egress-proxies/contract';
+import type { CallOptions } from '@egress-proxies/contract';
+import { createLogger, type LogLine, loggerOf } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { referenceHandle } from '../reconcile/test-fixture.js';
 import { progressLogger, progressText, withProgress } from './progress.js';

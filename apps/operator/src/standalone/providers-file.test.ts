@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineProviderFactory, ProviderRegistry } from '@egress-proxies/contract';
+import { defineProviderFactory } from '@egress-proxies/contract';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { providerLoader } from '../providers/load-providers.js';
 import { referenceHandle } from '../reconcile/test-fixture.js';

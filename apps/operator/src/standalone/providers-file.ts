@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { loadProvidersConfigFile, type ProviderEntry } from '@egress-proxies/contract';
+import type { ProviderEntry } from '@egress-proxies/provider-utils';
+import { readProvidersConfigFile } from '@egress-proxies/provider-utils/providers-file';
 import type { OpLogger } from '../controller/op-logger.js';
 import { reportModuleFailures } from '../providers/load-providers.js';
 import type { ProviderLoader } from '../providers/provider-loader.js';
@@ -44,15 +45,13 @@ export async function prepareStandaloneEntries(
   return reportModuleFailures(prepared, report);
 }
 
-/** Loads and checks a providers file: the contract's messages, then each entry's factory. */
+/** Loads and checks a providers file, each block by its factory's schema, then imports modules. */
 export async function loadStandaloneProviders(
   path: string,
   loader: ProviderLoader,
   opts: PrepareOptions = {},
 ): Promise<ProviderEntry[]> {
-  const entries = await loadProvidersConfigFile(path, {
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(loader.registry ? { registry: loader.registry } : {}),
-  });
+  const signal = opts.signal ? { signal: opts.signal } : {};
+  const entries = await loader.loadConfig(await readProvidersConfigFile(path, signal), signal);
   return prepareStandaloneEntries(entries, path, loader, opts);
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { ProviderRegistry } from '@egress-proxies/contract';
+import type { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { silentOpLogger } from '../controller/op-logger.js';
 import type { ProxyController } from '../controller/proxy-controller.js';
 import { type CoreTuning, createOperatorCore } from '../core/operator-core.js';
@@ -87,6 +87,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     configText: await readFile(opts.providersPath, 'utf8'),
     // A reload naming a type this build lacks is refused, as in the cluster; the old config stays.
     prepareReload: (next) => prepareStandaloneEntries(next, opts.providersPath, loader, { log }),
+    loadConfig: (text) => loader.loadConfig(text),
     // There is no object to hang an event on: GC deletions go to the log.
     gcEvent: async (provider, type, reason, message) => log.info({ provider, type, reason, message }, 'gc'),
     controller: { wrapCall: (key, call) => withProgress(call, (text) => store.setProgress(key, text)) },

@@ -7,7 +7,8 @@ import {
   ReferenceBackend,
   referenceConfig,
 } from '@egress-proxies/conformance/reference';
-import { ProviderRegistry } from '@egress-proxies/contract';
+import { localConfigSchema } from '@egress-proxies/provider-local';
+import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ProxyObject } from '../../src/api/proxy.js';
@@ -17,9 +18,9 @@ import { createHttpProbe } from '../../src/probe/http-probe.js';
 export const TOKEN = 'ref-token-integration-secret';
 
 /**
- * The reference provider registered under the `local` config type (the contract's config schema
- * knows `local`; the reference provider does not have a type of its own there). One in-memory
- * backend per provider name, kept across config reloads, so instances survive a rebuild.
+ * The reference provider registered under the `local` config type, with the local provider's
+ * config schema (so `local:` blocks are checked as the bundled type's are). One in-memory backend
+ * per provider name, kept across config reloads, so instances survive a rebuild.
  */
 export class ReferenceBackends {
   readonly backends = new Map<string, ReferenceBackend>();
@@ -34,6 +35,7 @@ export class ReferenceBackends {
   registry(): ProviderRegistry {
     return new ProviderRegistry().register({
       type: 'local',
+      configSchema: localConfigSchema,
       create: (_config: unknown, ctx: { name: string }) =>
         createReference(ctx.name, referenceConfig(TOKEN), this.backend(ctx.name)),
     });

@@ -1,4 +1,5 @@
-import { ErrorKind, type LogLine, ProviderError } from '@egress-proxies/contract';
+import { ErrorKind, ProviderError } from '@egress-proxies/contract';
+import type { LogLine } from '@egress-proxies/provider-utils';
 import type { ConformanceCase } from '../case.js';
 import { check, describeError } from '../failure.js';
 import { settle, within } from '../wait.js';

@@ -1,4 +1,4 @@
-import { throwIfAborted } from '@egress-proxies/contract';
+import { throwIfAborted } from '@egress-proxies/provider-utils';
 import { createStepGate, type ManagedGate } from '../gate.js';
 import { type ReferenceBackendCode, ReferenceBackendError } from './backend-error.js';
 

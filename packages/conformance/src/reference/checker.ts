@@ -5,10 +5,10 @@ import {
   type CheckResult,
   ErrorCode,
   type Logger,
-  loggerOf,
   permanentError,
   wrapError,
 } from '@egress-proxies/contract';
+import { loggerOf } from '@egress-proxies/provider-utils';
 import type { ReferenceBackend } from './backend.js';
 import { ReferenceBackendError } from './backend-error.js';
 import type { ResolvedReferenceConfig } from './config.js';

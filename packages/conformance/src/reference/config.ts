@@ -1,4 +1,5 @@
 import { ErrorCode, permanentError, Secret } from '@egress-proxies/contract';
+import { type Schema, s, uniqueStrings, url } from '@egress-proxies/provider-utils';
 
 export interface ReferenceHostConfig {
   /** The host's name: the `zone` of a placement and a segment of every ID. */
@@ -35,6 +36,12 @@ export interface ReferenceConfig {
   /** How long a blocking create waits for the domain to run; 15 s when absent. */
   startTimeoutMs?: number;
 }
+
+/**
+ * The block as written (its optional fields take their defaults in `resolveReferenceConfig`): the
+ * reference keeps one hand-written type for both sides.
+ */
+export type ReferenceConfigInput = ReferenceConfig;
 
 /** The config with defaults filled in and the token wrapped. */
 export interface ResolvedReferenceConfig {
@@ -124,3 +131,53 @@ export function resolveReferenceConfig(provider: string, config: ReferenceConfig
     startTimeoutMs,
   };
 }
+
+/** The defaults `resolveReferenceConfig` fills in. */
+export const REFERENCE_DEFAULTS = {
+  pool: 'default',
+  listPartial: 'fail-whole',
+  pollIntervalMs: 500,
+  startTimeoutMs: 15_000,
+} as const;
+
+const positiveNumber = () =>
+  s.number().refine(
+    (v) => v > 0,
+    (v) => `must be > 0, got ${v}`,
+  );
+const table = <Out, In>(value: Schema<Out, In>, what: string) =>
+  s.record(s.string().pattern(KEY, `${what} key`), value).check((r, ctx) => {
+    if (Object.keys(r).length === 0) ctx.issue(`needs at least 1 ${what} entry, got none`);
+  });
+
+/**
+ * The `reference:` block as the providers-file loader checks it, in the one config-error format.
+ * The token may also be a `Secret` when the config is built in code.
+ */
+export const referenceConfigSchema = s.object({
+  hosts: s
+    .array(
+      s.object({
+        name: s.string().pattern(NAME, 'host name (lower-case letters, digits and "-", at most 63)'),
+        address: s.string().min(1).optional(),
+        pool: s.string().min(1).optional(),
+      }),
+      { min: 1 },
+    )
+    .check((hosts, ctx) => uniqueStrings(hosts, ctx, 'host name', 'name')),
+  machineTypes: table(
+    s.object({ vcpus: positiveNumber(), memoryMiB: positiveNumber(), diskGiB: positiveNumber() }),
+    'machine type',
+  ),
+  images: table(s.object({ url: url(['http', 'https']), sizeGiB: positiveNumber() }), 'image'),
+  token: s
+    .unknown()
+    .refine(
+      (v) => (typeof v === 'string' && v !== '') || v instanceof Secret,
+      'required: a non-empty string (the credential every backend call carries)',
+    )
+    .transform((v) => v as string | Secret<string>),
+  listPartial: s.enum(['fail-whole', 'omit-unreachable']).optional(),
+  pollIntervalMs: positiveNumber().optional(),
+  startTimeoutMs: positiveNumber().optional(),
+}) satisfies Schema<ReferenceConfig, unknown>;

@@ -13,18 +13,29 @@ export {
   type VolumeInfo,
   type VolumeKind,
 } from './backend.js';
-export { type ReferenceBackendCode, ReferenceBackendError } from './backend-error.js';
-export { ReferenceChecker, ReferenceCheckReason } from './checker.js';
-export { classifyBackendError } from './classify.js';
+export { ReferenceChecker } from './checker.js';
 export type {
   ReferenceConfig,
+  ReferenceConfigInput,
   ReferenceHostConfig,
   ReferenceImage,
   ReferenceMachineType,
   ResolvedReferenceConfig,
 } from './config.js';
-export { resolveReferenceConfig } from './config.js';
-export { createReference, referenceProviderFactory } from './factory.js';
+export { REFERENCE_DEFAULTS, referenceConfigSchema, resolveReferenceConfig } from './config.js';
+export {
+  classifyBackendError,
+  type ReferenceBackendCode,
+  ReferenceBackendError,
+  ReferenceCheckReason,
+} from './errors.js';
+export type { ReferenceProviderOptions } from './factory.js';
+export {
+  createReference,
+  createReferenceProvider,
+  type ReferenceProviderWithChecker,
+  referenceProviderFactory,
+} from './factory.js';
 export {
   createReferenceHarness,
   REFERENCE_HOSTS,
@@ -41,6 +52,6 @@ export {
   type Ownership,
   REFERENCE_TYPE,
   ReferenceProvider,
-  type ReferenceProviderOptions,
+  type ReferenceProviderOptions as ReferenceProviderClassOptions,
 } from './provider.js';
 export { mapState } from './state.js';

@@ -1,4 +1,4 @@
-import { raceAbort } from '@egress-proxies/contract';
+import { raceAbort } from '@egress-proxies/provider-utils';
 
 /**
  * Serialises work per key (an instance name), so two creates or deletes of one instance never

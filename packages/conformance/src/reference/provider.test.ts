@@ -1,11 +1,5 @@
-import {
-  type CreateRequest,
-  createLogger,
-  InstanceState,
-  isPermanent,
-  type LogLine,
-  ProviderRegistry,
-} from '@egress-proxies/contract';
+import { type CreateRequest, InstanceState, isPermanent } from '@egress-proxies/contract';
+import { createLogger, type LogLine, ProviderRegistry } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
 import { ReferenceBackend } from './backend.js';
 import { createReference, referenceProviderFactory } from './factory.js';

@@ -6,7 +6,6 @@ import {
   isInstanceName,
   type LogFields,
   type Logger,
-  loggerOf,
   notFoundError,
   type Provider,
   ProviderError,
@@ -14,12 +13,9 @@ import {
   permanentError,
   quotaExceededError,
   type SecondaryResource,
-  sleep,
-  throwIfAborted,
-  traceFields,
   transientError,
-  withSpan,
 } from '@egress-proxies/contract';
+import { loggerOf, sleep, throwIfAborted, traceFields, withSpan } from '@egress-proxies/provider-utils';
 import { type BackendAuth, type DomainInfo, ReferenceBackend } from './backend.js';
 import { ReferenceBackendError } from './backend-error.js';
 import { classifyBackendError } from './classify.js';

@@ -5,14 +5,12 @@ import {
   type Instance,
   type LogFields,
   type Logger,
-  loggerOf,
   notFoundError,
   ProviderError,
   permanentError,
-  traceFields,
   transientError,
-  withSpan,
 } from '@egress-proxies/contract';
+import { loggerOf, traceFields, withSpan } from '@egress-proxies/provider-utils';
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import {
   type BackendAuth,

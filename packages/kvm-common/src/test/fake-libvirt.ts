@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { StartFault } from '@egress-proxies/conformance';
-import { abortReason, ErrorCode, transientError } from '@egress-proxies/contract';
+import { ErrorCode, transientError } from '@egress-proxies/contract';
+import { abortReason } from '@egress-proxies/provider-utils';
 import {
   ConnectionClosedError,
   type Domain,

@@ -1,5 +1,5 @@
-import { KVM_METADATA_NAMESPACE, KVM2_METADATA_NAMESPACE } from '@egress-proxies/contract';
 import type { KvmFlavour } from '../flavour.js';
+import { KVM_METADATA_NAMESPACE, KVM2_METADATA_NAMESPACE } from '../marks.js';
 import { kvmFamilyProfile } from '../profile.js';
 
 /** A kvm2-like flavour for the shared machinery's own tests. */

@@ -10,9 +10,9 @@ import type {
   FaultKind,
   StateRow,
 } from '@egress-proxies/conformance';
-import { InstanceState, type KvmConfigInput } from '@egress-proxies/contract';
+import { InstanceState } from '@egress-proxies/contract';
 import { DomainState } from 'libvirt-rpc-ts';
-import { parseKvmConfig } from '../config.js';
+import { type KvmConfigInput, parseKvmConfig } from '../config.js';
 import type { KvmFlavour } from '../flavour.js';
 import type { ImageFetcher } from '../http-fetcher.js';
 import { formatProviderId } from '../id.js';

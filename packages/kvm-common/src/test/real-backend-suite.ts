@@ -7,11 +7,10 @@ import {
   InstanceState,
   instanceName,
   isNotFound,
-  type KvmConfigInput,
   ProviderError,
 } from '@egress-proxies/contract';
 import { context, trace } from '@opentelemetry/api';
-import { parseKvmConfig } from '../config.js';
+import { type KvmConfigInput, parseKvmConfig } from '../config.js';
 import { KvmErrorCode } from '../errors.js';
 import type { KvmFamilyProvider } from '../provider.js';
 import { sshDialer } from '../ssh-dialer.js';

@@ -1,11 +1,6 @@
-import {
-  type CreateRequest,
-  createLogger,
-  ErrorCode,
-  ErrorKind,
-  type KvmConfigInput,
-} from '@egress-proxies/contract';
-import { parseKvmConfig } from '../config.js';
+import { type CreateRequest, ErrorCode, ErrorKind } from '@egress-proxies/contract';
+import { createLogger } from '@egress-proxies/provider-utils';
+import { type KvmConfigInput, parseKvmConfig } from '../config.js';
 import type { KvmFamilyProvider, KvmProviderOptions } from '../provider.js';
 import { sshDialer } from '../ssh-dialer.js';
 import { failure, hookedDialer } from './real-fixtures.js';

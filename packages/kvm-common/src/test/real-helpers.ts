@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { promisify } from 'node:util';
-import type { KvmConfigInput } from '@egress-proxies/contract';
+import type { KvmConfigInput } from '../config.js';
 
 const run = promisify(execFile);
 

@@ -1,4 +1,4 @@
-import type { KvmConfigInput } from '@egress-proxies/contract';
+import type { KvmConfigInput } from '../config.js';
 import type { KvmFlavour } from '../flavour.js';
 import type { KvmFamilyProvider, KvmProviderOptions } from '../provider.js';
 import type { RealHostEnv } from './real-helpers.js';

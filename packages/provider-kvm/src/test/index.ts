@@ -1,7 +1,7 @@
 import type { ConformanceHarness } from '@egress-proxies/conformance';
 import { kvmConformanceHarness } from '@egress-proxies/kvm-common/test';
 import { kvmFlavour } from '../flavour.js';
-import { createKvmProvider } from '../index.js';
+import { createKvmProvider } from '../provider.js';
 
 export { FakeLibvirt, fakeControl, memoryImage } from '@egress-proxies/kvm-common/test';
 

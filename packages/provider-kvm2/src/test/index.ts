@@ -1,7 +1,7 @@
 import type { ConformanceHarness } from '@egress-proxies/conformance';
 import { kvmConformanceHarness } from '@egress-proxies/kvm-common/test';
 import { kvm2Flavour } from '../flavour.js';
-import { createKvm2Provider } from '../index.js';
+import { createKvm2Provider } from '../provider.js';
 
 export { FakeLibvirt, fakeControl, memoryImage } from '@egress-proxies/kvm-common/test';
 

@@ -10,8 +10,9 @@ import type {
   SeedSpec,
   StateRow,
 } from '@egress-proxies/conformance';
-import { InstanceState, silentLogger } from '@egress-proxies/contract';
+import { InstanceState } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
+import { silentLogger } from '@egress-proxies/provider-utils';
 import { type LocalBackend, STEPS, type Step } from '../backend.js';
 import { checkTarget, LocalCheckReason } from '../check.js';
 import { type LocalConfig, resolveConfig } from '../config.js';

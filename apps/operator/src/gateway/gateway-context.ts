@@ -1,0 +1,40 @@
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { OpLogger } from '../controller/op-logger.js';
+import type { GatewayStats } from './gateway-stats.js';
+import type { MemberTable } from './member-table.js';
+import type { ClientIdentity } from './session.js';
+
+/** The header that names the member a response (or a tunnel's 200) came through. */
+export const MEMBER_HEADER = 'x-egress-member';
+/** Set when the session's member left (or was cooled down) and the session moved. */
+export const MOVED_HEADER = 'x-egress-session-moved';
+
+/** What the plain-HTTP and the CONNECT handlers share with the server that runs them. */
+export interface GatewayContext {
+  readonly pool: string;
+  readonly members: MemberTable;
+  readonly stats: GatewayStats;
+  readonly log: OpLogger;
+  /** Whether debug lines are written at all (so the data path does not build them for nothing). */
+  readonly debug: boolean;
+  /** Member answers that cool the member down; replaced when the pool's spec changes. */
+  banStatuses: ReadonlySet<number>;
+  readonly connectTimeoutMs: number;
+  /** Members tried for one connection whose connect fails. */
+  readonly attempts: number;
+  /** Open client and member sockets, for the drain. */
+  readonly sockets: Set<Socket | Duplex>;
+  authorized(id: ClientIdentity): boolean;
+  draining(): boolean;
+  /** Counts a connection on `member` (active gauge, least-connections) until the returned function runs. */
+  hold(member: string): () => void;
+  /** A member failed or answered a ban status: count it and cool the member down. */
+  fail(member: string, reason: 'connect' | 'status' | 'reset', cooldown?: string): void;
+}
+
+/** Reads pino's level check when the logger has one (the operator's does; test sinks may not). */
+export function debugEnabled(log: OpLogger): boolean {
+  const check = (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
+  return typeof check === 'function' ? check.call(log, 'debug') : true;
+}

@@ -1,0 +1,101 @@
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { connectThrough, MemberConnectError } from './connect-through.js';
+import { type GatewayContext, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
+import type { ClientIdentity } from './session.js';
+
+const TARGET = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+/** `host:port` of a CONNECT request, or undefined when it is not one. */
+export function connectTarget(url: string | undefined): string | undefined {
+  const m = TARGET.exec(url ?? '');
+  return m && Number(m[2]) >= 1 && Number(m[2]) <= 65535 ? (url as string) : undefined;
+}
+
+/**
+ * Opens a CONNECT tunnel through a member and joins it to the client's socket. A member that
+ * cannot be reached is cooled down and the next one tried; a member's refusal is passed on (and a
+ * ban status cools it down). Once joined, the member's bytes go to the client straight from the
+ * read buffer (connectThrough's relay), the client's through a pipe, with backpressure both ways;
+ * the byte counters read the member socket's totals at the end.
+ */
+export function openTunnel(
+  ctx: GatewayContext,
+  client: Duplex,
+  head: Buffer,
+  target: string,
+  id: ClientIdentity,
+  answer: (status: number, text: string) => void,
+): void {
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort();
+  client.once('close', onClientGone);
+  const tried = new Set<string>();
+  const attempt = async (): Promise<void> => {
+    const choice = ctx.members.choose(id.session, tried);
+    if (!choice) {
+      ctx.stats.reject('no-member');
+      return answer(tried.size ? 502 : 503, tried.size ? 'Bad Gateway' : 'Service Unavailable');
+    }
+    const { member } = choice;
+    tried.add(member.name);
+    let a: Awaited<ReturnType<typeof connectThrough>>;
+    try {
+      a = await connectThrough(member, target, { timeoutMs: ctx.connectTimeoutMs, signal: abort.signal });
+    } catch (err) {
+      if (abort.signal.aborted) return;
+      ctx.fail(member.name, 'connect', 'connect-failed');
+      const code = err instanceof MemberConnectError ? err.code : 'ERROR';
+      ctx.log.warn({ member: member.name, kind: 'connect', error: code }, 'gateway: member failed');
+      if (tried.size < ctx.attempts) return attempt();
+      return answer(502, 'Bad Gateway');
+    }
+    client.off('close', onClientGone);
+    if (a.status !== 200) {
+      a.socket.destroy();
+      if (ctx.banStatuses.has(a.status)) ctx.fail(member.name, 'status', `status-${a.status}`);
+      return answer(a.status, 'Refused By Member');
+    }
+    const stats = ctx.stats.member(member.name);
+    stats.connect++;
+    const release = ctx.hold(member.name);
+    const upstream: Socket = a.socket;
+    // The CONNECT exchange with the member is not tunnel traffic.
+    const sent = upstream.bytesWritten;
+    const received = upstream.bytesRead - a.rest.length;
+    ctx.sockets.add(upstream);
+    let closed = false;
+    const finish = () => {
+      if (closed) return;
+      closed = true;
+      release();
+      stats.bytesUp += upstream.bytesWritten - sent;
+      stats.bytesDown += upstream.bytesRead - received;
+      ctx.sockets.delete(upstream);
+      upstream.destroy();
+      client.destroy();
+    };
+    upstream.on('error', () => {
+      ctx.fail(member.name, 'reset');
+      finish();
+    });
+    // The member's end reaches the client after every byte before it; the client's end reaches
+    // the member through the pipe. A side that fails cuts both.
+    upstream.on('end', () => client.end());
+    upstream.on('close', (hadError: boolean) => {
+      if (hadError || client.writableFinished || client.destroyed) finish();
+      else client.once('finish', finish);
+    });
+    client.on('close', finish);
+    client.write(
+      `HTTP/1.1 200 Connection Established\r\n${MEMBER_HEADER}: ${member.name}\r\n${choice.movedFrom ? `${MOVED_HEADER}: ${choice.movedFrom}\r\n` : ''}\r\n`,
+    );
+    if (a.rest.length) client.write(a.rest);
+    if (head.length) upstream.write(head);
+    a.relayTo(client);
+    client.pipe(upstream);
+    if (ctx.debug)
+      ctx.log.debug({ member: member.name, kind: 'connect', session: id.session }, 'gateway: tunnel');
+  };
+  void attempt();
+}
