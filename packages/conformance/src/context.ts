@@ -65,6 +65,8 @@ export interface CaseContext {
 
 export interface CaseSession {
   ctx: CaseContext;
+  /** Grows whenever the case moves: a provider, checker or control call starts or settles, or a line is logged. */
+  progress(): number;
   /** Hands the case the span recorder the runner installed for it. */
   useSpans(recorder: SpanRecorder): void;
   /** Deletes everything the case created or seeded; returns what it could not delete. */
@@ -72,7 +74,14 @@ export interface CaseSession {
 }
 
 export function createCaseSession(caseId: string, fixture: ConformanceFixture): CaseSession {
-  const { provider, checker, backend, profile, config } = fixture;
+  let moves = 0;
+  const moved = () => {
+    moves += 1;
+  };
+  const provider = watchCalls(fixture.provider, moved);
+  const checker = fixture.checker && watchCalls(fixture.checker, moved);
+  const backend = watchCalls(fixture.backend, moved);
+  const { profile, config } = fixture;
   const sentinel = newSentinel('cloud-init-sentinel');
   const lines: LogLine[] = [];
   const notes: string[] = [];
@@ -87,6 +96,7 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
     const l = createLogger({
       verbosity,
       sink: (line) => {
+        moved();
         own.push(line);
         lines.push(line);
       },
@@ -230,9 +240,26 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
 
   return {
     ctx,
+    progress: () => moves,
     cleanup,
     useSpans(recorder) {
       spans = recorder;
     },
   };
+}
+
+/** `target` with every method call reported to `moved` when it starts and when it settles. */
+function watchCalls<T extends object>(target: T, moved: () => void): T {
+  return new Proxy(target, {
+    get(t, key) {
+      const value = Reflect.get(t, key, t);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        moved();
+        const out = Reflect.apply(value, t, args);
+        if (out instanceof Promise) out.then(moved, moved);
+        return out;
+      };
+    },
+  });
 }
