@@ -17,8 +17,16 @@ export interface ConformanceCase {
   readonly gate: string;
   /** `true` when the case applies to this fixture, else the reason it is skipped. */
   applies(fixture: ConformanceFixture): true | string;
-  /** The case's bound; the runner fails it when it takes longer. */
+  /**
+   * The case's stall bound: the runner fails it when it makes no progress (no call returns, no
+   * line is logged) for this long. One step's bound, not the whole case's.
+   */
   readonly timeoutMs?: number;
+  /**
+   * The case reads the provider's spans: the runner installs the kit's span recorder as the
+   * global tracer provider for it (`ctx.spans`), or skips it with the reason it cannot.
+   */
+  readonly spans?: boolean;
   run(ctx: CaseContext): Promise<void>;
 }
 

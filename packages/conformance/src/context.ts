@@ -15,6 +15,7 @@ import type { BackendControl, SeedSpec } from './control.js';
 import { CaseSkipped, ConformanceFailure, describeError } from './failure.js';
 import type { ConformanceConfig, ConformanceFixture } from './fixture.js';
 import { cloudInitWith, newSentinel } from './sentinels.js';
+import type { SpanRecorder } from './span-recorder.js';
 
 /** How long one provider call in cleanup may take before the kit gives up on it. */
 const CLEANUP_CALL_MS = 5_000;
@@ -37,6 +38,8 @@ export interface CaseContext {
   readonly cloudInitSentinel: string;
   /** Every line logged through `logger()` or `opts()` in this case. */
   readonly lines: readonly LogLine[];
+  /** The spans recorded in this case; set only for cases that declare `spans`. */
+  readonly spans: SpanRecorder | undefined;
   /** A request with a unique name and UID, the harness's placement and a cloud-init with the sentinel. */
   request(overrides?: RequestOverrides): CreateRequest;
   /** A unique instance name for this case (tracked for cleanup). */
@@ -62,12 +65,23 @@ export interface CaseContext {
 
 export interface CaseSession {
   ctx: CaseContext;
+  /** Grows whenever the case moves: a provider, checker or control call starts or settles, or a line is logged. */
+  progress(): number;
+  /** Hands the case the span recorder the runner installed for it. */
+  useSpans(recorder: SpanRecorder): void;
   /** Deletes everything the case created or seeded; returns what it could not delete. */
   cleanup(): Promise<string[]>;
 }
 
 export function createCaseSession(caseId: string, fixture: ConformanceFixture): CaseSession {
-  const { provider, checker, backend, profile, config } = fixture;
+  let moves = 0;
+  const moved = () => {
+    moves += 1;
+  };
+  const provider = watchCalls(fixture.provider, moved);
+  const checker = fixture.checker && watchCalls(fixture.checker, moved);
+  const backend = watchCalls(fixture.backend, moved);
+  const { profile, config } = fixture;
   const sentinel = newSentinel('cloud-init-sentinel');
   const lines: LogLine[] = [];
   const notes: string[] = [];
@@ -75,12 +89,14 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
   const ids = new Set<string>();
   const seeded = new Map<string, string | undefined>();
   let counter = 0;
+  let spans: SpanRecorder | undefined;
 
   const logger = (verbosity: number) => {
     const own: LogLine[] = [];
     const l = createLogger({
       verbosity,
       sink: (line) => {
+        moved();
         own.push(line);
         lines.push(line);
       },
@@ -105,6 +121,9 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
     config,
     cloudInitSentinel: sentinel,
     lines,
+    get spans() {
+      return spans;
+    },
     notes,
     name,
     request(overrides = {}) {
@@ -219,5 +238,28 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
     return leftovers;
   }
 
-  return { ctx, cleanup };
+  return {
+    ctx,
+    progress: () => moves,
+    cleanup,
+    useSpans(recorder) {
+      spans = recorder;
+    },
+  };
+}
+
+/** `target` with every method call reported to `moved` when it starts and when it settles. */
+function watchCalls<T extends object>(target: T, moved: () => void): T {
+  return new Proxy(target, {
+    get(t, key) {
+      const value = Reflect.get(t, key, t);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        moved();
+        const out = Reflect.apply(value, t, args);
+        if (out instanceof Promise) out.then(moved, moved);
+        return out;
+      };
+    },
+  });
 }

@@ -57,6 +57,21 @@ export interface ExtraFault {
   code?: string;
 }
 
+/**
+ * How a started machine misbehaves, for `BackendControl.failStart`: it crashes, it powers off
+ * (a guest that halts at once), or it never gets past starting however long the provider waits.
+ */
+export type StartFault = 'crashes' | 'powers-off' | 'never-runs';
+
+export const START_FAULTS: readonly StartFault[] = ['crashes', 'powers-off', 'never-runs'];
+
+/** Marks `BackendControl.seed` can write besides a plain one, declared in `markVariants`. */
+export type MarkVariant =
+  /** `mark.managed: false`: the full mark, with the managed flag saying "not managed". */
+  | 'managed-false'
+  /** `mark.createdAt` an invalid Date: the creation time written as text that is no time. */
+  | 'unparsable-created-at';
+
 /** A hold on one backend step, from `BackendControl.block`. */
 export interface StepGate {
   /** Resolves once a call of the step is held at the gate. */
@@ -76,9 +91,11 @@ export interface SeedSpec {
   /**
    * `none` for an unmarked instance; otherwise the mark to write. `uid: ''` writes a mark with an
    * empty UID. `createdAt` is ignored where the backend stamps creation itself (`createdAt:
-   * backend-timestamp`), and the cases then only require some createdAt back.
+   * backend-timestamp`), and the cases then only require some createdAt back. `managed: false`
+   * writes the whole mark with the managed flag off; only harnesses declaring the
+   * `managed-false` mark variant get it.
    */
-  mark: 'none' | { uid: string; createdAt?: Date; installation?: string };
+  mark: 'none' | { uid: string; createdAt?: Date; installation?: string; managed?: false };
   /** A backend-native state (one of `ConformanceConfig.stateTable`'s); running when absent. */
   state?: string;
   /** Whether the backend reports an address for it; true when absent. */
@@ -146,12 +163,21 @@ export interface BackendControl {
   exhaustCapacity?(zone?: string): Awaitable<void>;
   /** Breaks a Checker target so it reports the condition's reason (see `ConformanceConfig.checkReasons`). */
   breakTarget?(target: string, condition: string): Awaitable<void>;
+  /** The start faults `failStart` can produce; CREATE-19 runs each. */
+  readonly startFaults?: readonly StartFault[];
+  /**
+   * Until `reset()`, every start of the instance `name` ends in `fault`: the backend reports it
+   * crashed or powered off right after the start, or still starting on every read.
+   */
+  failStart?(name: string, fault: StartFault, zone?: string): Awaitable<void>;
 
   // ---- seeding
   /** Puts an instance on the backend and returns its provider ID. */
   seed(spec: SeedSpec): Awaitable<string>;
   /** Makes an instance's mark unreadable (garbled metadata, unparsable labels). */
   corrupt?(name: string, zone?: string): Awaitable<void>;
+  /** The mark variants `seed` writes faithfully (GET-14 needs `managed-false`, GET-15 `unparsable-created-at`). */
+  readonly markVariants?: readonly MarkVariant[];
 
   // ---- inspection
   /**
@@ -191,7 +217,8 @@ export interface BackendControl {
 
   /**
    * Lets everything through again: clears pending faults, releases every gate, makes every zone
-   * reachable and not busy, restores capacity and broken targets. The kit calls it before cleanup.
+   * reachable and not busy, restores capacity and broken targets, and lets every machine start
+   * normally again. The kit calls it before cleanup.
    */
   reset(): Awaitable<void>;
 }

@@ -12,6 +12,8 @@ export interface ConformanceConfig {
   placement: Placement;
   /** The placement fields `create` checks before any backend call; an unknown value must be Permanent. */
   validatedPlacement: readonly PlacementField[];
+  /** The placement fields `create` cannot do without (no default); a request lacking one must be Permanent. */
+  requiredPlacement?: readonly PlacementField[];
   /** The configured zones or hosts, in config order; two or more let the list-partial case run. */
   zones?: readonly string[];
   /** IDs the provider must reject as Permanent; `['', 'not-an-id', 'a/b/c/d/e/f']` when absent. */

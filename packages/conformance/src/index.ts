@@ -12,9 +12,12 @@ export {
   FAULT_KINDS,
   type FaultKind,
   type InjectableFault,
+  type MarkVariant,
   OPTIONAL_FAULT_KINDS,
   type OptionalFaultKind,
   type SeedSpec,
+  START_FAULTS,
+  type StartFault,
   type StateRow,
   type StepGate,
 } from './control.js';
@@ -37,3 +40,4 @@ export {
   runConformance,
   type SelectOptions,
 } from './run.js';
+export { installSpanRecorder, type RecordedSpan, type SpanRecorder } from './span-recorder.js';

@@ -17,13 +17,19 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: '2.1',
-    summary: 'the adoption guard, in every state and for unreadable marks',
-    cases: ['CREATE-05', 'CREATE-06', 'CREATE-09', 'CREATE-14', 'CREATE-15'],
+    summary:
+      'a blocking create fails (Transient) on a machine that crashes or never runs, and the retry resumes',
+    cases: ['CREATE-19', 'OPS-08'],
   },
   {
     rule: '2.1',
-    summary: 'placement validated first, naming the bad and the allowed values',
-    cases: ['CREATE-04', 'CREATE-18'],
+    summary: 'the adoption guard, in every state and for unreadable marks',
+    cases: ['CREATE-05', 'CREATE-06', 'CREATE-09', 'CREATE-14', 'CREATE-15', 'GET-14'],
+  },
+  {
+    rule: '2.1',
+    summary: 'placement and request validated first, naming the bad and the allowed values',
+    cases: ['CREATE-04', 'CREATE-18', 'CREATE-21'],
   },
   {
     rule: '2.1',
@@ -34,6 +40,11 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
     rule: '2.1',
     summary: 'cloud-init delivered byte for byte, never logged',
     cases: ['CREATE-17', 'OPS-03'],
+  },
+  {
+    rule: '2.1',
+    summary: 'the mark is escaped: markup in the uid and the installation reads back exactly',
+    cases: ['CREATE-20'],
   },
   {
     rule: '2.2',
@@ -48,12 +59,18 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   {
     rule: '2.3',
     summary: 'delete of something absent is success, parts included',
-    cases: ['DELETE-02', 'DELETE-03', 'DELETE-05', 'DELETE-06', 'DELETE-07', 'DELETE-09'],
+    cases: ['DELETE-02', 'DELETE-03', 'DELETE-05', 'DELETE-06', 'DELETE-07', 'DELETE-09', 'DELETE-12'],
   },
   {
     rule: '2.3',
-    summary: 'delete leaves what is not ours alone and stops before removing',
-    cases: ['DELETE-04', 'DELETE-08'],
+    summary:
+      'a delete cut off halfway is retryable and the next one leaves nothing; a waiting delete that resolved left nothing',
+    cases: ['DELETE-11', 'OPS-08'],
+  },
+  {
+    rule: '2.3',
+    summary: "delete leaves what is not ours alone (another instance's parts too) and stops before removing",
+    cases: ['DELETE-03', 'DELETE-04', 'DELETE-08', 'GET-14'],
   },
   {
     rule: '2.4',
@@ -67,13 +84,13 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: '2.4',
-    summary: "secondary resources: listed when orphaned, never a live instance's",
+    summary: "secondary resources: listed when orphaned, one ID and kind per part, never a live instance's",
     cases: ['LIST-06', 'LIST-09', 'LIST-10'],
   },
   {
     rule: '2.5',
-    summary: 'every error a classified ProviderError with the configured name',
-    cases: ['OPS-02', 'OPS-08', 'CREATE-07'],
+    summary: 'every error a classified ProviderError with the configured name, naming the bad value',
+    cases: ['OPS-02', 'OPS-08', 'CREATE-07', 'GET-08', 'DELETE-01'],
   },
   {
     rule: '2.6',
@@ -88,8 +105,20 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   { rule: '2.8', summary: 'construction never touches the backend', cases: ['OPS-06'] },
   {
     rule: '2.9',
-    summary: 'logging tiers, silence by default, no secrets in lines',
-    cases: ['OPS-03', 'OPS-04'],
+    summary: 'logging tiers, silence by default, no secrets in lines on any path',
+    cases: ['OPS-03', 'OPS-04', 'OPS-08'],
+  },
+  {
+    rule: '2.9',
+    summary:
+      "lines inside a call carry that call's trace and span IDs; a backend call's line names it, its duration and its error",
+    cases: ['OPS-16', 'OPS-17'],
+  },
+  {
+    rule: '2.10',
+    summary:
+      "backend calls are spans under the caller's span; failed spans ERROR; every span ends; no secrets",
+    cases: ['OPS-13', 'OPS-14', 'OPS-15'],
   },
   {
     rule: '2.11',
@@ -103,8 +132,8 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: 'axis: readiness, createReturn',
-    summary: 'a blocking create returns running; get right after create',
-    cases: ['CREATE-03', 'CREATE-11'],
+    summary: 'a blocking create returns running, and fails on a machine that never runs',
+    cases: ['CREATE-03', 'CREATE-11', 'CREATE-19'],
   },
   {
     rule: 'axis: ipSource',
@@ -113,13 +142,13 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: 'axis: gcMark',
-    summary: 'unmarked instances refused, skipped, left alone',
-    cases: ['CREATE-06', 'GET-11', 'LIST-01', 'DELETE-08'],
+    summary: 'unmarked (or managed="false") instances refused, skipped, left alone; written marks escaped',
+    cases: ['CREATE-06', 'GET-11', 'LIST-01', 'DELETE-08', 'GET-14', 'CREATE-20'],
   },
   {
     rule: 'axis: createdAt',
-    summary: 'the written or backend time read back',
-    cases: ['GET-07', 'CREATE-16'],
+    summary: 'the written or backend time read back; an unparsable one reads as absent',
+    cases: ['GET-07', 'CREATE-16', 'GET-15'],
   },
   {
     rule: 'axis: listPartial, listSkipsUnreadable',
@@ -139,13 +168,18 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: 'axis: deleteReturn',
-    summary: 'gone after delete (polled for returns-early)',
-    cases: ['GET-01', 'DELETE-02'],
+    summary: 'gone after delete (polled for returns-early), also after an injected fault',
+    cases: ['GET-01', 'DELETE-02', 'DELETE-11', 'OPS-08'],
   },
   {
     rule: 'axis: timeouts, credentials',
     summary: 'timeout and unreadable credentials are Transient, rejected ones Permanent',
     cases: ['OPS-08'],
+  },
+  {
+    rule: 'axis: childSpans, logging',
+    summary: 'spans where the profile declares them; trace IDs in lines where it logs',
+    cases: ['OPS-13', 'OPS-14', 'OPS-15', 'OPS-16', 'OPS-17'],
   },
 ]);
 

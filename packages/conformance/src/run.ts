@@ -3,6 +3,7 @@ import { conformanceCases } from './cases/index.js';
 import { type CaseSession, createCaseSession } from './context.js';
 import { CaseSkipped, ConformanceFailure, describeError } from './failure.js';
 import type { ConformanceFixture, ConformanceHarness } from './fixture.js';
+import { type InstalledRecorder, installSpanRecorder } from './span-recorder.js';
 
 export interface SelectOptions {
   /** Run only these case ids. */
@@ -12,7 +13,7 @@ export interface SelectOptions {
 }
 
 export interface RunOptions extends SelectOptions {
-  /** Overrides every case's own bound (ms). */
+  /** Overrides every case's own stall bound (ms). */
   timeoutMs?: number;
 }
 
@@ -49,16 +50,31 @@ export function selectCases(options: SelectOptions = {}): readonly ConformanceCa
   return options.only ? all.filter((c) => options.only!.includes(c.id)) : all;
 }
 
-async function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * Fails the case when it stands still for `ms` (no call started or settled, no line logged): each
+ * step is bounded, not the whole case, so a loaded machine that is slow but moving never fails it.
+ */
+async function watched<T>(promise: Promise<T>, ms: number, what: string, progress: () => number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
       promise,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new ConformanceFailure(`${what} did not finish within ${ms} ms`)),
-          ms,
-        );
+        let seen = progress();
+        const tick = () => {
+          const now = progress();
+          if (now === seen) {
+            reject(
+              new ConformanceFailure(
+                `${what} made no progress for ${ms} ms (no call returned, no line logged)`,
+              ),
+            );
+            return;
+          }
+          seen = now;
+          timer = setTimeout(tick, ms);
+        };
+        timer = setTimeout(tick, ms);
       }),
     ]);
   } finally {
@@ -78,10 +94,24 @@ export interface OpenCase {
 export function openCase(c: ConformanceCase, fixture: ConformanceFixture, timeoutMs?: number): OpenCase {
   const session = createCaseSession(c.id, fixture);
   let closed = false;
+  let recording: InstalledRecorder | undefined;
   return {
     session,
     fixture,
-    run: () => bounded(c.run(session.ctx), timeoutMs ?? c.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, c.id),
+    async run() {
+      if (c.spans) {
+        const installed = await installSpanRecorder();
+        if (typeof installed === 'string') throw new CaseSkipped(`harness limit: ${installed}`);
+        recording = installed;
+        session.useSpans(installed.recorder);
+      }
+      await watched(
+        c.run(session.ctx),
+        timeoutMs ?? c.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS,
+        c.id,
+        session.progress,
+      );
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -89,6 +119,7 @@ export function openCase(c: ConformanceCase, fixture: ConformanceFixture, timeou
       try {
         leftovers = await session.cleanup();
       } finally {
+        recording?.uninstall();
         await fixture.dispose?.();
       }
       if (leftovers.length > 0) {

@@ -30,11 +30,17 @@ export async function deleteInstance(core: Core, id: string, op: Op): Promise<vo
   );
 }
 
+function goneIsNull(err: unknown): null {
+  if (hasCode(err, ErrorNumber.VIR_ERR_NO_DOMAIN)) return null;
+  throw err;
+}
+
 async function removeAll(core: Core, host: KvmHost, name: string, op: Op): Promise<void> {
   const b = await core.hosts.get(host, op.call);
   const dom = await lookupDomain(b, name, op);
-  if (dom) {
-    const mark = await readMark(core, b, dom, op);
+  // A domain removed by someone else between the lookup and the mark read: only its volumes are left.
+  const mark = dom ? await readMark(core, b, dom, op).catch(goneIsNull) : undefined;
+  if (dom && mark !== null) {
     if (!mark) {
       op.log.log(1, "domain does not carry this provider's mark; left untouched", { host: host.name, name });
       return;

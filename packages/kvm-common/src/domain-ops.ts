@@ -30,7 +30,15 @@ export async function readMark(core: Core, b: KvmBackend, dom: Domain, op: Op): 
     throw err;
   }
   op.log.log(2, 'domain metadata', { domain: dom.name, metadata: xml });
-  const mark = parseMark(xml);
+  let mark: Mark;
+  try {
+    mark = parseMark(xml);
+  } catch (err) {
+    // The refusal names the domain it is about.
+    throw permanentError(`domain ${dom.name}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  }
   return mark.managed ? mark : undefined;
 }
 

@@ -22,7 +22,7 @@ const kindOf = (phase: Phase, err: unknown) => {
 
 describe('classify', () => {
   const rows: [string, unknown, Phase, string][] = [
-    ['no domain outside create', libvirtError(E.VIR_ERR_NO_DOMAIN, 'x'), 'get', 'NotFound/NOT_FOUND'],
+    ['no domain in get', libvirtError(E.VIR_ERR_NO_DOMAIN, 'x'), 'get', 'NotFound/NOT_FOUND'],
     [
       'a full pool at any step',
       libvirtError(
@@ -39,7 +39,9 @@ describe('classify', () => {
       'Transient/BACKEND_ERROR',
     ],
     ['no domain inside create', libvirtError(E.VIR_ERR_NO_DOMAIN, 'x'), 'create', 'Transient/TRANSIENT'],
-    ['no volume outside create', libvirtError(E.VIR_ERR_NO_STORAGE_VOL, 'x'), 'delete', 'NotFound/NOT_FOUND'],
+    ['no volume in get', libvirtError(E.VIR_ERR_NO_STORAGE_VOL, 'x'), 'get', 'NotFound/NOT_FOUND'],
+    ['no volume in delete', libvirtError(E.VIR_ERR_NO_STORAGE_VOL, 'x'), 'delete', 'Transient/TRANSIENT'],
+    ['no domain in list', libvirtError(E.VIR_ERR_NO_DOMAIN, 'x'), 'list', 'Transient/TRANSIENT'],
     ['no volume inside create', libvirtError(E.VIR_ERR_NO_STORAGE_VOL, 'x'), 'create', 'Transient/TRANSIENT'],
     [
       'no pool outside create',

@@ -31,7 +31,7 @@ export const KvmErrorCode = {
   NotRunning: 'DOMAIN_NOT_RUNNING',
 } as const;
 
-/** Where an error happened: inside create a backend "not found" is Transient, never NotFound. */
+/** Where an error happened: outside get a backend "not found" is Transient, never NotFound. */
 export type Phase = 'create' | 'get' | 'delete' | 'list' | 'check' | 'secondary';
 
 /** The tail of a libvirt system error for ENOSPC (`...: No space left on device`). */
@@ -66,9 +66,9 @@ export function classify(phase: Phase, err: unknown): unknown {
     switch (err.code) {
       case ErrorNumber.VIR_ERR_NO_DOMAIN:
       case ErrorNumber.VIR_ERR_NO_STORAGE_VOL:
-        return phase === 'create'
-          ? transientError(`${msg} (vanished during create)`, extra)
-          : notFoundError(msg, extra);
+        // Only get answers "the instance does not exist"; anywhere else a vanished object is retried.
+        if (phase === 'get') return notFoundError(msg, extra);
+        return transientError(phase === 'create' ? `${msg} (vanished during create)` : msg, extra);
       case ErrorNumber.VIR_ERR_NO_STORAGE_POOL:
         // Inside create the pool is looked up on every call; a missing pool is fixed on the host,
         // not in the Proxy's spec, so create keeps retrying instead of latching the Proxy failed.

@@ -1,5 +1,5 @@
 import type { LogFields } from '@egress-proxies/contract';
-import { loggerOf, withSpan } from '@egress-proxies/provider-utils';
+import { loggerOf, traceFields, withSpan } from '@egress-proxies/provider-utils';
 import type { Attributes, Tracer } from '@opentelemetry/api';
 import { LibvirtError } from 'libvirt-rpc-ts';
 import { BACKEND_METHODS, type BackendCallOptions, type BackendMethod, type KvmBackend } from './backend.js';
@@ -147,6 +147,7 @@ export function observeBackend(inner: KvmBackend, options: ObserveOptions): KvmB
               ...ids,
               durationMs: Math.round(performance.now() - started),
               ...s.v1,
+              ...traceFields(),
             };
             if (method === 'storageVolUpload') fields.length = args[2];
             if (log.verbosity >= 2) log.log(2, 'libvirt call', { ...fields, ...detail, ...s.v2 });
@@ -160,6 +161,7 @@ export function observeBackend(inner: KvmBackend, options: ObserveOptions): KvmB
               ...ids,
               durationMs: Math.round(performance.now() - started),
               error: e.message,
+              ...traceFields(),
             };
             if (LibvirtError.isInstance(err)) {
               fields.libvirtCode = err.code;

@@ -66,7 +66,13 @@ export function validateCreateRequest(req: CreateRequest, cfg: ResolvedGcpConfig
 function zoneOf(zone: string | undefined, cfg: ResolvedGcpConfig): string {
   if (!zone) {
     if (cfg.zones?.length === 1) return cfg.zones[0]!;
-    invalid('zone', zone, 'required, for example "europe-west1-b"');
+    invalid(
+      'zone',
+      zone,
+      cfg.zones
+        ? `required: one of the configured zones (${cfg.zones.join(', ')})`
+        : 'required, for example "europe-west1-b"',
+    );
   }
   // The configured zones are the allowed values, so they are named even for a malformed zone.
   if (cfg.zones && !cfg.zones.includes(zone)) {
@@ -77,7 +83,15 @@ function zoneOf(zone: string | undefined, cfg: ResolvedGcpConfig): string {
 }
 
 function machineTypeOf(machineType: string | undefined, cfg: ResolvedGcpConfig): string {
-  if (!machineType) invalid('machineType', machineType, 'required, for example "e2-small"');
+  if (!machineType) {
+    invalid(
+      'machineType',
+      machineType,
+      cfg.machineTypes
+        ? `required: a key of the machineTypes catalogue (${keys(cfg.machineTypes)})`
+        : 'required, for example "e2-small"',
+    );
+  }
   if (cfg.machineTypes) {
     const resolved = cfg.machineTypes[machineType];
     if (resolved === undefined || !Object.hasOwn(cfg.machineTypes, machineType)) {
@@ -100,7 +114,9 @@ function imageOf(image: string | undefined, cfg: ResolvedGcpConfig): string {
     invalid(
       'image',
       image,
-      'required, for example "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64"',
+      cfg.images
+        ? `required: a key of the images catalogue (${keys(cfg.images)})`
+        : 'required, for example "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64"',
     );
   }
   if (cfg.images) {

@@ -143,7 +143,13 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
       // The same stable code as every other call after close (contract 2.12).
       if (closed) return Promise.reject(runner.closedError('check'));
       const logger = runner.loggerFor('check', opts);
-      return runWithLogger(logger, () => check(ctx, { ...opts, logger }));
+      return runWithLogger(logger, async () => {
+        const results = await check(ctx, { ...opts, logger });
+        for (const r of results) {
+          logger.log(1, 'gcp project checked', { project: r.target, ready: r.ready, reason: r.reason });
+        }
+        return results;
+      });
     },
     async close() {
       if (closed) return;

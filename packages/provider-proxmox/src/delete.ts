@@ -34,9 +34,12 @@ async function destroy(ctx: Ctx, vmid: number, name: string): Promise<void> {
     return deleteSeedEverywhere(ctx, name);
   }
   // A hibernated VM is stopped already; its `suspended` lock would refuse the stop (§12).
+  // A VM removed by someone else from here on leaves only its seed to delete.
   if (cfg.lock !== 'suspended') {
-    const st = await ctx.api.vmStatus(ctx.signal, e.node, vmid);
-    if (st.status !== 'stopped') await gone(() => runStop(ctx, e.node, vmid));
+    await gone(async () => {
+      const st = await ctx.api.vmStatus(ctx.signal, e.node, vmid);
+      if (st.status !== 'stopped') await runStop(ctx, e.node, vmid);
+    });
   }
   await deleteSeed(ctx, e.node, name);
   await gone(async () => waitTask(ctx, await ctx.api.destroyVm(ctx.signal, e.node, vmid)));

@@ -151,8 +151,9 @@ export function classify(op: Op, err: unknown): ProviderError {
         details,
       });
     if (isNotExist(err)) {
-      // Inside Create a vanished VM is a race with a concurrent Delete or migration: retry.
-      return op === 'create'
+      // Only get answers "the instance does not exist"; anywhere else a vanished VM is a race with
+      // a concurrent delete or migration, and the call is retried.
+      return op !== 'get'
         ? mk(ErrorKind.Transient, err.message, {
             code: ErrorCode.Transient,
             operation: op,
@@ -190,7 +191,7 @@ export function classify(op: Op, err: unknown): ProviderError {
   if (TaskError.isInstance(err)) {
     if (isLocked(err) || isStorageLockTimeout(err))
       return mk(ErrorKind.Transient, err.message, { code: ErrorCode.Busy, operation: op, cause: err });
-    if (isNotExist(err) && op !== 'create')
+    if (isNotExist(err) && op === 'get')
       return mk(ErrorKind.NotFound, err.message, { code: ErrorCode.NotFound, operation: op, cause: err });
     return mk(ErrorKind.Transient, err.message, { code: ErrorCode.BackendError, operation: op, cause: err });
   }

@@ -1,6 +1,7 @@
 import { ErrorCode, permanentError, type SecondaryResource } from '@egress-proxies/contract';
 import { NODE_RE } from './config.js';
 import type { Ctx } from './context.js';
+import { classify } from './errors.js';
 import { seedOwner } from './seed.js';
 import { waitTask } from './task.js';
 
@@ -12,7 +13,8 @@ export function formatSecondaryId(node: string, volid: string): string {
 }
 
 export function parseSecondaryId(ctx: Ctx, id: string): { node: string; volid: string; owner: string } {
-  const m = /^seed\/([^/]+)\/(.+)$/.exec(id);
+  // Parsed whole: anything around a listed ID (or an ID that is no string) is refused, never trimmed.
+  const m = typeof id === 'string' ? /^seed\/([^/\s]+)\/([^/:\s]+:iso\/[^/\s]+)$/.exec(id) : null;
   const node = m?.[1];
   const volid = m?.[2];
   const owner = volid ? seedOwner(volid) : undefined;
@@ -43,10 +45,25 @@ export async function listSecondary(ctx: Ctx): Promise<SecondaryResource[]> {
   const vms = await vmNames(ctx);
   const out: SecondaryResource[] = [];
   const seen = new Set<string>();
+  let unreachable: unknown;
+  let reached = 0;
   for (const node of ctx.cfg.nodes) {
-    const status = await ctx.api.storageStatus(ctx.signal, node, ctx.cfg.isoStorage);
-    const shared = Number(status.shared) === 1;
-    const entries = await ctx.api.storageContent(ctx.signal, node, ctx.cfg.isoStorage, 'iso');
+    let shared: boolean;
+    let entries: Awaited<ReturnType<typeof ctx.api.storageContent>>;
+    try {
+      shared = Number((await ctx.api.storageStatus(ctx.signal, node, ctx.cfg.isoStorage)).shared) === 1;
+      entries = await ctx.api.storageContent(ctx.signal, node, ctx.cfg.isoStorage, 'iso');
+    } catch (err) {
+      ctx.signal.throwIfAborted();
+      if (classify('listSecondary', err).code !== ErrorCode.Unreachable) throw err;
+      ctx.log.log(1, 'proxmox node unreachable, left out of the list', {
+        node,
+        error: (err as Error).message,
+      });
+      unreachable = err;
+      continue;
+    }
+    reached++;
     for (const e of entries) {
       const owner = seedOwner(e.volid);
       if (!owner || (shared && seen.has(e.volid))) continue;
@@ -57,6 +74,8 @@ export async function listSecondary(ctx: Ctx): Promise<SecondaryResource[]> {
       out.push(r);
     }
   }
+  // The list-partial policy: an unreachable node is left out, unless every node is.
+  if (reached === 0 && unreachable !== undefined) throw unreachable;
   ctx.log.log(1, 'proxmox orphaned seeds listed', { count: out.length });
   return out;
 }

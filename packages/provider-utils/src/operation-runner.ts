@@ -9,6 +9,7 @@ import {
 } from '@egress-proxies/contract';
 import { abortReason, raceAbort, throwIfAborted } from './abort.js';
 import { silentLogger } from './logger.js';
+import { traceFields } from './tracing.js';
 
 /** What one contract call gets from the runner. */
 export interface OperationCall {
@@ -82,6 +83,8 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       ...options.fields,
       provider: name,
       ...(options.operationField === false ? {} : { operation }),
+      // The caller's trace IDs on every line of the call (a backend call's own span overrides them).
+      ...traceFields(),
       ...fields,
     });
   return {

@@ -77,6 +77,10 @@ export const adoptionCases: ConformanceCase[] = [
       const before = await snapshot(ctx, req.name);
       const err = await ctx.rejects(ctx.create(req), 'create over an unreadable mark');
       expectKind(err, ErrorKind.Permanent, 'create over an unreadable mark');
+      check(
+        err.message.includes(req.name),
+        `the refusal of an unreadable mark does not name the instance ${req.name}: ${err.message}`,
+      );
       const after = await snapshot(ctx, req.name);
       check(before === after, `create over an unreadable mark changed it: before ${before}, after ${after}`);
     },

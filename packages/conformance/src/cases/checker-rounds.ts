@@ -3,6 +3,7 @@ import type { ConformanceCase } from '../case.js';
 import { check, describeError } from '../failure.js';
 import type { ConformanceFixture } from '../fixture.js';
 import { settle, within } from '../wait.js';
+import { inOrder } from './checker.js';
 import { ABORT_BOUND_MS, GATE_BOUND_MS, observe, ok, stepsOf } from './helpers.js';
 
 function hasChecker(f: ConformanceFixture): true | string {
@@ -20,12 +21,14 @@ export const checkerRoundCases: ConformanceCase[] = [
     applies: hasChecker,
     async run(ctx) {
       const first = await ok(ctx.checker!.check(ctx.opts()), 'the first check');
+      inOrder(ctx, first, 'the first check');
       check(
         first.every((r) => r.ready),
         'the first check on a healthy backend is not all Ready',
       );
       await ctx.backend.setUnreachable(true);
       const down = await ok(ctx.checker!.check(ctx.opts()), 'check with the backend unreachable');
+      inOrder(ctx, down, 'check with the backend unreachable');
       for (const r of down) check(!r.ready, `${r.target} is still Ready with the backend unreachable`);
       await ctx.backend.reset();
       const back = await ok(ctx.checker!.check(ctx.opts()), 'check after the outage');
@@ -63,6 +66,7 @@ export const checkerRoundCases: ConformanceCase[] = [
             s.ok,
             `check held at ${step} rejected at its deadline: ${s.ok ? '' : describeError(s.error)}`,
           );
+          inOrder(ctx, s.value, `check held at ${step}`);
           check(
             s.value.some((r) => r.reason === CheckReason.Timeout),
             `no target reported Timeout when the round ended at step ${step}`,

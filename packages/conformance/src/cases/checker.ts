@@ -15,7 +15,7 @@ function targets(ctx: CaseContext): readonly string[] {
   return ctx.config.checkTargets ?? [];
 }
 
-function inOrder(ctx: CaseContext, results: CheckResult[], what: string): void {
+export function inOrder(ctx: CaseContext, results: CheckResult[], what: string): void {
   const want = targets(ctx);
   check(Array.isArray(results), `${what}: check did not return an array`);
   const got = results.map((r) => r.target);
@@ -23,6 +23,18 @@ function inOrder(ctx: CaseContext, results: CheckResult[], what: string): void {
     JSON.stringify(got) === JSON.stringify(want),
     `${what}: results are for ${JSON.stringify(got)}; config order is ${JSON.stringify(want)}`,
   );
+  for (const r of results) {
+    check(
+      typeof r.message === 'string' && r.message.trim() !== '',
+      `${what}: ${r.target} (${r.reason}) has no message`,
+    );
+    check(
+      typeof r.details === 'object' &&
+        r.details !== null &&
+        Object.values(r.details).every((v) => typeof v === 'string'),
+      `${what}: ${r.target} has details that are not strings: ${JSON.stringify(r.details)}`,
+    );
+  }
 }
 
 function timeoutSignal(): { signal: AbortSignal; expire(): void } {

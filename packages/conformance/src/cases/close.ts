@@ -38,6 +38,11 @@ export const closeCases: ConformanceCase[] = [
           err.code === ErrorCode.ProviderClosed,
           `${op} after close: expected code ${ErrorCode.ProviderClosed}, got ${err.code}`,
         );
+        check(err.reason.trim() !== '', `${op} after close: the error says nothing`);
+        check(
+          err.provider === ctx.config.providerName && err.operation === op,
+          `${op} after close: the error names ${JSON.stringify(err.provider)}/${JSON.stringify(err.operation)}, expected ${JSON.stringify(ctx.config.providerName)}/${op}`,
+        );
       }
       const made = await ctx.backend.calls();
       check(

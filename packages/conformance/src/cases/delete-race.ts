@@ -1,4 +1,6 @@
+import { ProviderError } from '@egress-proxies/contract';
 import type { ConformanceCase } from '../case.js';
+import type { CaseContext } from '../context.js';
 import { check, describeError } from '../failure.js';
 import { track, within } from '../wait.js';
 import { oneInstance } from './get.js';
@@ -9,9 +11,27 @@ import {
   observe,
   ok,
   onlyView,
+  outcome,
   resourceCounts,
   stepsOf,
+  viewsNamed,
+  whileHeld,
 } from './helpers.js';
+
+/** Waits (for a returns-early delete) until neither the instance nor any part of it is left. */
+async function nothingLeft(ctx: CaseContext, name: string, what: string): Promise<void> {
+  const deadline = Date.now() + CALL_BOUND_MS;
+  for (;;) {
+    const views = (await viewsNamed(ctx, name)).length;
+    const parts = await resourceCounts(ctx, name);
+    if (views === 0 && parts === 'none') return;
+    check(
+      ctx.profile.deleteReturn === 'returns-early' && Date.now() < deadline,
+      `${what}: ${views} instance(s) and parts ${parts} are left`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 export const deleteRaceCases: ConformanceCase[] = [
   {
@@ -39,13 +59,14 @@ export const deleteRaceCases: ConformanceCase[] = [
     id: 'DELETE-10',
     group: 'delete',
     title:
-      "a create racing a delete of the same name is serialised: the create's ID exists and runs after both",
+      "a create racing a delete of the same name is serialised: the create's ID exists, runs and has all its parts after both",
     proves:
       'a finalizer and a reconcile of the same name never leave half an instance or a returned ID that is gone',
     gate: 'always',
     applies: () => true,
     async run(ctx) {
       const { id, req } = await oneInstance(ctx);
+      const parts = await resourceCounts(ctx, req.name);
       const delSteps = stepsOf(
         await observe(ctx, async () => {
           const probe = await oneInstance(ctx);
@@ -76,6 +97,96 @@ export const deleteRaceCases: ConformanceCase[] = [
       const inst = await ok(ctx.provider.get(c.value, ctx.opts()), "get of the racing create's ID");
       check(isHealthy(ctx, inst), `after the race the created instance is ${inst.state}`);
       await onlyView(ctx, req.name, 'after the race');
+      const now = await resourceCounts(ctx, req.name);
+      check(now === parts, `after the race the created instance has ${now}; a clean create leaves ${parts}`);
+    },
+  },
+  {
+    id: 'DELETE-11',
+    group: 'delete',
+    title:
+      'a delete failing at each step in turn is retryable, what it left stays findable, and the next delete leaves nothing',
+    proves:
+      'a delete cut off halfway never strands a disk or a machine: the next attempt (or garbage collection) finds and removes the rest',
+    gate: 'always',
+    applies: () => true,
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const probe = await oneInstance(ctx);
+      const steps = stepsOf(
+        await observe(ctx, () => ok(ctx.provider.delete(probe.id, ctx.opts()), 'delete')),
+      );
+      for (const step of steps) {
+        await ctx.backend.reset();
+        const { id, req } = await oneInstance(ctx);
+        await ctx.backend.failNext(step, 1, 'internal');
+        const first = await outcome(ctx.provider.delete(id, ctx.opts()), `delete failing at ${step}`);
+        await ctx.backend.reset();
+        if (!first.ok) {
+          const e = first.error;
+          check(
+            ProviderError.isInstance(e) && e.retryable,
+            `a backend failure at delete step ${step} must be retryable (Transient), got ${describeError(e)}`,
+          );
+          const machine = (await viewsNamed(ctx, req.name)).length;
+          const parts = (await ctx.backend.resources()).filter((r) => r.instance === req.name);
+          if (machine === 0 && parts.length > 0 && ctx.profile.secondaryResources === 'explicit-listable') {
+            const listed = (await ok(ctx.provider.listSecondary!(ctx.opts()), 'listSecondary')).filter(
+              (r) => r.instanceName === req.name,
+            );
+            check(
+              listed.length === parts.length,
+              `a delete failing at ${step} left ${parts.length} parts without their machine, and listSecondary lists ${listed.length}`,
+            );
+          }
+        }
+        await ok(ctx.provider.delete(id, ctx.opts()), `the delete after a failure at ${step}`);
+        await nothingLeft(ctx, req.name, `a delete failing at ${step}, then another`);
+      }
+    },
+  },
+  {
+    id: 'DELETE-12',
+    group: 'delete',
+    title:
+      'an instance removed (or stopped) by someone else while delete is at any of its steps is success, and nothing is left',
+    proves:
+      'a finalizer racing garbage collection or a human never fails on a part the other one removed first, and never stops halfway',
+    gate: 'always (stopped: backend.steps.stop)',
+    applies: () => true,
+    timeoutMs: 60_000,
+    async run(ctx) {
+      const probe = await oneInstance(ctx);
+      const steps = stepsOf(
+        await observe(ctx, () => ok(ctx.provider.delete(probe.id, ctx.opts()), 'delete')),
+      );
+      const meanwhile: [string, (name: string, zone: string | undefined) => Promise<void>][] = [
+        [
+          'removed',
+          async (name, zone) => {
+            await ctx.backend.removeInstance(name, zone);
+            await ctx.backend.removeResources(name, zone);
+          },
+        ],
+      ];
+      if (ctx.backend.steps.stop) {
+        meanwhile.push(['stopped', async (name, zone) => ctx.backend.stopInstance(name, zone)]);
+      }
+      for (const step of steps) {
+        for (const [how, act] of meanwhile) {
+          await ctx.backend.reset();
+          const { id, req } = await oneInstance(ctx);
+          const what = `a delete held at ${step} while the instance was ${how} out of band`;
+          const s = await whileHeld(
+            ctx,
+            step,
+            () => ctx.provider.delete(id, ctx.opts()),
+            async () => act(req.name, req.placement.zone),
+          );
+          check(s.ok, `${what} failed: ${s.ok ? '' : describeError(s.error)}`);
+          await nothingLeft(ctx, req.name, what);
+        }
+      }
     },
   },
 ];

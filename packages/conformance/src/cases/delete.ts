@@ -1,7 +1,7 @@
 import { ErrorCode, ErrorKind } from '@egress-proxies/contract';
 import type { ConformanceCase } from '../case.js';
 import { check, describeError } from '../failure.js';
-import { malformedIds, oneInstance } from './get.js';
+import { malformedIds, namesBadId, oneInstance } from './get.js';
 import { expectKind, observe, ok, outcome, resourceCounts, snapshot, viewsNamed } from './helpers.js';
 
 export const deleteCases: ConformanceCase[] = [
@@ -21,6 +21,7 @@ export const deleteCases: ConformanceCase[] = [
           err.code === ErrorCode.InvalidId,
           `delete(${JSON.stringify(bad)}): expected code ${ErrorCode.InvalidId}, got ${err.code}`,
         );
+        namesBadId(err, bad, 'delete');
         const calls = await ctx.backend.calls();
         check(
           calls.length === 0,
@@ -46,19 +47,23 @@ export const deleteCases: ConformanceCase[] = [
   {
     id: 'DELETE-03',
     group: 'delete',
-    title: 'delete removes every secondary resource',
-    proves: 'no volume, seed ISO or disk outlives its instance',
+    title: "delete removes every secondary resource of its instance and nothing of another instance's",
+    proves: 'no volume, seed ISO or disk outlives its instance, and deleting one Proxy never touches another',
     gate: 'secondaryResources != none',
     applies: (f) =>
       f.profile.secondaryResources !== 'none' || 'profile.secondaryResources is "none": nothing to remove',
     async run(ctx) {
       const { id, req } = await oneInstance(ctx);
+      const neighbour = await oneInstance(ctx);
       const had = await resourceCounts(ctx, req.name);
       if (had === 'none') ctx.skip('a create left no secondary resource the harness reports');
+      const spared = await snapshot(ctx, neighbour.req.name);
       await ok(ctx.provider.delete(id, ctx.opts()), 'delete');
       const left = await resourceCounts(ctx, req.name);
       check(left === 'none', `delete left ${left} (the instance had ${had})`);
       check((await viewsNamed(ctx, req.name)).length === 0, 'the instance still exists after delete');
+      const after = await snapshot(ctx, neighbour.req.name);
+      check(after === spared, `deleting ${req.name} changed its neighbour: before ${spared}, after ${after}`);
     },
   },
   {

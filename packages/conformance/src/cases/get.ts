@@ -12,6 +12,14 @@ export function malformedIds(ctx: CaseContext): readonly string[] {
   return ctx.config.malformedIds ?? DEFAULT_MALFORMED_IDS;
 }
 
+/** An INVALID_ID error names the ID it could not use (as is or quoted) and says what it wants. */
+export function namesBadId(err: Error, bad: string, op: string): void {
+  check(
+    bad === '' || err.message.includes(bad) || err.message.includes(JSON.stringify(bad)),
+    `${op}(${JSON.stringify(bad)}): the error does not name the ID: ${err.message}`,
+  );
+}
+
 /** Creates one instance and returns its request and ID. */
 export async function oneInstance(ctx: CaseContext, zone?: string) {
   const req = ctx.request(zone ? { zone } : {});
@@ -241,13 +249,14 @@ export const getCases: ConformanceCase[] = [
           err.code === ErrorCode.InvalidId,
           `get(${JSON.stringify(bad)}): expected code ${ErrorCode.InvalidId}, got ${err.code}`,
         );
+        namesBadId(err, bad, 'get');
       }
     },
   },
   {
     id: 'GET-09',
     group: 'get',
-    title: 'an unconfigured zone or host is Permanent INVALID_ID',
+    title: 'an unconfigured zone or host is Permanent INVALID_ID, naming the configured ones',
     proves: 'an ID from a host removed from the config is reported, not retried forever or read as gone',
     gate: 'config.unconfiguredZoneId',
     applies: (f) =>
@@ -259,6 +268,12 @@ export const getCases: ConformanceCase[] = [
       check(
         err.code === ErrorCode.InvalidId,
         `get(${id}): expected code ${ErrorCode.InvalidId}, got ${err.code}`,
+      );
+      // What was expected: the configured zones, so the user sees the ID is from a retired one.
+      const configured = ctx.config.zones?.[0];
+      check(
+        configured === undefined || err.message.includes(configured),
+        `get(${id}): the error does not name the configured zones (${configured} is one): ${err.message}`,
       );
     },
   },

@@ -14,6 +14,8 @@ export const CALL_BOUND_MS = 5_000;
 export function expectKind(err: unknown, kind: ErrorKind, what: string): void {
   check(ProviderError.isInstance(err), `${what}: expected a ProviderError, got ${describeError(err)}`);
   check(err.kind === kind, `${what}: expected ${kind}, got ${describeError(err)}`);
+  // Messages name the bad value (2.5): an error that says nothing names nothing.
+  check(err.reason.trim() !== '', `${what}: the error says nothing (${describeError(err)})`);
 }
 
 /** Awaits `promise` within the call bound; fails the case if it rejects. */
@@ -142,4 +144,55 @@ export function expectAborted(err: unknown, what: string): void {
     err.code === ErrorCode.Aborted || err.code === ErrorCode.Timeout,
     `${what}: an abort must have code ${ErrorCode.Aborted} (or ${ErrorCode.Timeout}), got ${err.code}`,
   );
+}
+
+/** Fails the case unless every entry of a listByTag answer is an instance GC can read. */
+export function wellFormedInstances(ctx: CaseContext, list: readonly unknown[], what: string): void {
+  check(Array.isArray(list), `${what} did not return an array`);
+  for (const x of list) {
+    const i = x as Partial<Instance>;
+    check(
+      typeof x === 'object' && x !== null && typeof i.id === 'string' && i.id !== '',
+      `${what} returned an entry without an ID: ${JSON.stringify(x)}`,
+    );
+    check(typeof i.uid === 'string', `${what}: ${i.id} has no uid string`);
+    check(
+      i.createdAt === undefined || (i.createdAt instanceof Date && !Number.isNaN(i.createdAt.getTime())),
+      `${what}: ${i.id} has createdAt ${String(i.createdAt)}, neither a time nor absent`,
+    );
+    check(
+      i.installation === undefined || typeof i.installation === 'string',
+      `${what}: ${i.id} has an installation that is not a string`,
+    );
+    check(
+      (ctx.profile.states as readonly string[]).includes(String(i.state)),
+      `${what}: ${i.id} is in state ${String(i.state)}, which profile.states does not declare`,
+    );
+  }
+}
+
+/** Fails the case unless every entry of a listSecondary answer names its part and instance. */
+export function wellFormedSecondaries(list: readonly unknown[], what: string): void {
+  check(Array.isArray(list), `${what} did not return an array`);
+  for (const x of list) {
+    const r = x as { id?: unknown; kind?: unknown; instanceName?: unknown };
+    check(
+      typeof x === 'object' &&
+        x !== null &&
+        typeof r.id === 'string' &&
+        r.id !== '' &&
+        typeof r.kind === 'string' &&
+        r.kind !== '' &&
+        typeof r.instanceName === 'string' &&
+        r.instanceName !== '',
+      `${what} returned an entry without an ID, a kind or an instance name: ${JSON.stringify(x)}`,
+    );
+  }
+}
+
+/** Every secret of the case by label: the cloud-init sentinel and the harness's credentials. */
+export function caseSecrets(ctx: CaseContext): Map<string, string> {
+  const secrets = new Map<string, string>([['the cloud-init sentinel', ctx.cloudInitSentinel]]);
+  for (const [i, s] of ctx.config.secrets.entries()) secrets.set(`credential #${i + 1}`, s);
+  return secrets;
 }

@@ -8,13 +8,24 @@ export const idGarbageCases: ConformanceCase[] = [
   {
     id: 'GET-13',
     group: 'get',
-    title: 'a real ID with something before or after it never reads or deletes that instance',
+    title:
+      'a real ID with something before or after it (or wrapped in an array) never reads or deletes that instance',
     proves: 'ID parsing is anchored: a corrupted status field cannot address a neighbour by accident',
     gate: 'always',
     applies: () => true,
     async run(ctx) {
       const { id, req } = await oneInstance(ctx);
-      for (const bad of [`/${id}`, `${id}/`, `x${id}`, `${id}/x`, ` ${id}`, `${id}\n`]) {
+      // An array of the ID reads as the ID itself once turned into a string: it is still no ID.
+      const garbled = [
+        `/${id}`,
+        `${id}/`,
+        `x${id}`,
+        `${id}/x`,
+        ` ${id}`,
+        `${id}\n`,
+        [id] as unknown as string,
+      ];
+      for (const bad of garbled) {
         const g = await outcome(ctx.provider.get(bad, ctx.opts()), `get(${JSON.stringify(bad)})`);
         check(!g.ok, `get(${JSON.stringify(bad)}) read the instance ${id}`);
         check(

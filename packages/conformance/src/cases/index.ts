@@ -14,26 +14,40 @@ import { getCases } from './get.js';
 import { idGarbageCases } from './id-garbage.js';
 import { listCases } from './list.js';
 import { listStrictCases } from './list-strict.js';
+import { markCases } from './marks.js';
 import { operationCases } from './operations.js';
+import { secretCases } from './secrets.js';
+import { startFaultCases } from './start-faults.js';
+import { tracingCases } from './tracing.js';
 
-const ALL: readonly ConformanceCase[] = Object.freeze([
-  ...createCases,
-  ...adoptionCases,
-  ...cloudInitCases,
-  ...badRequestCases,
-  ...getCases,
-  ...idGarbageCases,
-  ...deleteCases,
-  ...deleteRaceCases,
-  ...listCases,
-  ...listStrictCases,
-  ...operationCases,
-  ...faultSweepCases,
-  ...closeCases,
-  ...concurrencyCases,
-  ...checkerCases,
-  ...checkerRoundCases,
-]);
+const GROUPS = ['create', 'get', 'delete', 'listByTag', 'operations', 'checker'];
+const rank = (c: ConformanceCase) =>
+  GROUPS.indexOf(c.group) * 1000 + Number(c.id.slice(c.id.indexOf('-') + 1));
+
+const ALL: readonly ConformanceCase[] = Object.freeze(
+  [
+    ...createCases,
+    ...adoptionCases,
+    ...cloudInitCases,
+    ...badRequestCases,
+    ...getCases,
+    ...idGarbageCases,
+    ...deleteCases,
+    ...deleteRaceCases,
+    ...listCases,
+    ...listStrictCases,
+    ...operationCases,
+    ...faultSweepCases,
+    ...closeCases,
+    ...concurrencyCases,
+    ...checkerCases,
+    ...checkerRoundCases,
+    ...secretCases,
+    ...startFaultCases,
+    ...markCases,
+    ...tracingCases,
+  ].sort((a, b) => rank(a) - rank(b)),
+);
 
 /** The numbered conformance list, in document order. */
 export function conformanceCases(): readonly ConformanceCase[] {

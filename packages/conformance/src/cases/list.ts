@@ -3,11 +3,21 @@ import { ErrorKind, type Instance } from '@egress-proxies/contract';
 import type { ConformanceCase } from '../case.js';
 import type { CaseContext } from '../context.js';
 import { check, describeError } from '../failure.js';
-import { expectKind, observe, ok, outcome, resourceCounts, stepsOf, viewsNamed } from './helpers.js';
+import {
+  expectKind,
+  observe,
+  ok,
+  outcome,
+  resourceCounts,
+  stepsOf,
+  viewsNamed,
+  wellFormedInstances,
+  wellFormedSecondaries,
+} from './helpers.js';
 
 async function list(ctx: CaseContext, what = 'listByTag'): Promise<Instance[]> {
   const all = await ok(ctx.provider.listByTag(ctx.opts()), what);
-  check(Array.isArray(all), `${what} did not return an array`);
+  wellFormedInstances(ctx, all, what);
   return all;
 }
 
@@ -100,7 +110,7 @@ export const listCases: ConformanceCase[] = [
   {
     id: 'LIST-04',
     group: 'listByTag',
-    title: 'a partial failure follows the declared list-partial policy',
+    title: 'a partial failure follows the declared list-partial policy, in listByTag and listSecondary alike',
     proves: 'an unreachable zone either fails the whole list or is left out, exactly as the profile says',
     gate: 'listPartial != not-applicable, two zones',
     applies: (f) => {
@@ -127,6 +137,24 @@ export const listCases: ConformanceCase[] = [
         const ids = s.value.map((i) => i.id);
         check(ids.includes(ida), `listByTag with ${z1} unreachable missed ${ida} in ${z0}`);
         check(!ids.includes(idb), `listByTag listed ${idb} from the unreachable ${z1}`);
+      }
+      // listSecondary follows the same policy, and never reads a live instance's parts as left over.
+      if (ctx.provider.listSecondary && ctx.profile.secondaryResources === 'explicit-listable') {
+        const t = await outcome(
+          ctx.provider.listSecondary(ctx.opts()),
+          `listSecondary with ${z1} unreachable`,
+        );
+        if (ctx.profile.listPartial === 'fail-whole') {
+          check(!t.ok, `listSecondary with ${z1} unreachable succeeded; the profile says fail-whole`);
+          expectKind(t.error, ErrorKind.Transient, `listSecondary with ${z1} unreachable`);
+        } else {
+          check(
+            t.ok,
+            `listSecondary with ${z1} unreachable failed (${t.ok ? '' : describeError(t.error)}); the profile says omit-unreachable`,
+          );
+          const live = t.value.filter((r) => r.instanceName === a.name || r.instanceName === b.name);
+          check(live.length === 0, `listSecondary with ${z1} unreachable lists parts of live instances`);
+        }
       }
     },
   },
@@ -184,9 +212,9 @@ export const listCases: ConformanceCase[] = [
         const left = (await ctx.backend.resources()).filter((r) => r.instance === req.name);
         if (left.length === 0) continue;
         orphaned += 1;
-        const listed = (await ok(ctx.provider.listSecondary!(ctx.opts()), 'listSecondary')).filter(
-          (r) => r.instanceName === req.name,
-        );
+        const all = await ok(ctx.provider.listSecondary!(ctx.opts()), 'listSecondary');
+        wellFormedSecondaries(all, 'listSecondary');
+        const listed = all.filter((r) => r.instanceName === req.name);
         check(
           listed.length === left.length,
           `after a failure at ${step}, ${left.length} resources are left but listSecondary lists ${listed.length}`,

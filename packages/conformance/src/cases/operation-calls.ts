@@ -1,8 +1,15 @@
+import type { CallOptions } from '@egress-proxies/contract';
 import type { CaseContext } from '../context.js';
 import { oneInstance } from './get.js';
 import { observe, ok, stepsOf } from './helpers.js';
 
-export type Run = (signal: AbortSignal) => Promise<unknown>;
+/** One fresh call of an operation; `instance` names what a create or delete is about. */
+export type Run = ((signal: AbortSignal) => Promise<unknown>) & {
+  readonly instance?: { name: string; zone?: string | undefined };
+};
+
+const about = (run: (signal: AbortSignal) => Promise<unknown>, name: string, zone?: string): Run =>
+  Object.assign(run, { instance: { name, zone } });
 
 /** One contract operation: the steps a clean call makes, and a way to make a fresh call of it. */
 export interface OperationCall {
@@ -26,7 +33,10 @@ export async function orphanedResource(ctx: CaseContext): Promise<string | undef
  * Every operation the provider has (create, get, listByTag, delete, and listSecondary and
  * deleteSecondary where present), each with the steps one clean call makes.
  */
-export async function operationCalls(ctx: CaseContext): Promise<OperationCall[]> {
+export async function operationCalls(
+  ctx: CaseContext,
+  opts: (signal?: AbortSignal) => CallOptions = (signal) => ctx.opts(signal),
+): Promise<OperationCall[]> {
   const { provider } = ctx;
   const live = await oneInstance(ctx);
   const probe = await oneInstance(ctx);
@@ -40,21 +50,21 @@ export async function operationCalls(ctx: CaseContext): Promise<OperationCall[]>
       steps: createSteps,
       fresh: async () => {
         const req = ctx.request();
-        return (signal) => ctx.create(req, ctx.opts(signal));
+        return about((signal) => ctx.create(req, opts(signal)), req.name, req.placement.zone);
       },
     },
-    { op: 'get', steps: getSteps, fresh: async () => (signal) => provider.get(live.id, ctx.opts(signal)) },
+    { op: 'get', steps: getSteps, fresh: async () => (signal) => provider.get(live.id, opts(signal)) },
     {
       op: 'listByTag',
       steps: listSteps,
-      fresh: async () => (signal) => provider.listByTag(ctx.opts(signal)),
+      fresh: async () => (signal) => provider.listByTag(opts(signal)),
     },
     {
       op: 'delete',
       steps: deleteSteps,
       fresh: async () => {
-        const { id } = await oneInstance(ctx);
-        return (signal) => provider.delete(id, ctx.opts(signal));
+        const { id, req } = await oneInstance(ctx);
+        return about((signal) => provider.delete(id, opts(signal)), req.name, req.placement.zone);
       },
     },
   ];
@@ -64,7 +74,7 @@ export async function operationCalls(ctx: CaseContext): Promise<OperationCall[]>
     calls.push({
       op: 'listSecondary',
       steps: stepsOf(await observe(ctx, () => ok(listSecondary(ctx.opts()), 'listSecondary'))),
-      fresh: async () => (signal) => listSecondary(ctx.opts(signal)),
+      fresh: async () => (signal) => listSecondary(opts(signal)),
     });
     const orphan = await orphanedResource(ctx);
     if (orphan !== undefined) {
@@ -73,7 +83,7 @@ export async function operationCalls(ctx: CaseContext): Promise<OperationCall[]>
         steps: stepsOf(await observe(ctx, () => ok(deleteSecondary(orphan, ctx.opts()), 'deleteSecondary'))),
         fresh: async () => {
           const id = (await orphanedResource(ctx)) ?? orphan;
-          return (signal) => deleteSecondary(id, ctx.opts(signal));
+          return (signal) => deleteSecondary(id, opts(signal));
         },
       });
     }

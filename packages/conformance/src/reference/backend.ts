@@ -76,7 +76,12 @@ interface Domain {
   addressable: boolean;
   /** State reads left before a started domain leaves `nostate` (a boot in miniature). */
   bootReads: number;
+  /** Undefined while running: it disappears once it stops (libvirt's transient domain). */
+  transient?: boolean;
 }
+
+/** How a started domain misbehaves (`failStart`). */
+export type StartFailure = 'crashes' | 'powers-off' | 'never-runs';
 
 interface Volume extends VolumeInfo {
   content?: Uint8Array;
@@ -169,6 +174,7 @@ export class ReferenceBackend {
   readonly #inFlight = new Map<string, number>();
   #calls: BackendCallRecord[] = [];
   #addresses = 0;
+  readonly #startFailures = new Map<string, StartFailure>();
 
   constructor(options: ReferenceBackendOptions) {
     if (!options.hosts?.length) throw new TypeError('ReferenceBackend: at least one host is required');
@@ -292,6 +298,8 @@ export class ReferenceBackend {
     return this.#call('define', host, spec.name, auth, (h) => {
       if (h.domains.has(spec.name))
         throw this.#err('DOMAIN_EXISTS', 'define', h.name, `domain '${spec.name}' exists`);
+      if (spec.disks.length === 0)
+        throw this.#err('INVALID', 'define', h.name, `domain '${spec.name}' has no boot disk`);
       for (const disk of spec.disks) {
         if (!h.volumes.has(disk))
           throw this.#err('NO_VOLUME', 'define', h.name, `volume '${disk}' not found`);
@@ -312,9 +320,13 @@ export class ReferenceBackend {
   startDomain(host: string, name: string, auth: BackendAuth): Promise<void> {
     return this.#call('start', host, name, auth, (h) => {
       const d = this.#domain(h, name, 'start');
-      if (d.state === 'running' || d.state === 'blocked') {
+      // A domain with no state yet is one being started: libvirt refuses to start it twice.
+      if (d.state === 'running' || d.state === 'blocked' || d.state === 'nostate') {
         throw this.#err('INVALID', 'start', h.name, `domain '${name}' is already running`);
       }
+      // Like QEMU, a domain whose disk file is gone does not start.
+      const missing = d.disks.find((disk) => !h.volumes.has(disk));
+      if (missing) throw this.#err('NO_VOLUME', 'start', h.name, `volume '${missing}' not found`);
       this.#boot(d);
     });
   }
@@ -340,15 +352,18 @@ export class ReferenceBackend {
       const d = this.#domain(h, name, 'stop');
       if (d.state === 'shutoff')
         throw this.#err('INVALID', 'stop', h.name, `domain '${name}' is not running`);
+      if (d.transient) h.domains.delete(name);
       d.state = 'shutoff';
       delete d.address;
     });
   }
 
+  /** Removes a stopped domain; one still running only loses its definition and runs on (transient). */
   undefineDomain(host: string, name: string, auth: BackendAuth): Promise<void> {
     return this.#call('undefine', host, name, auth, (h) => {
-      this.#domain(h, name, 'undefine');
-      h.domains.delete(name);
+      const d = this.#domain(h, name, 'undefine');
+      if (d.state === 'shutoff' || d.state === 'crashed') h.domains.delete(name);
+      else d.transient = true;
     });
   }
 
@@ -400,6 +415,11 @@ export class ReferenceBackend {
     for (const h of this.#select(host)) h.noSpace = on;
   }
 
+  /** Until `reset`, every start of `name` crashes, powers off or never finishes. */
+  failStart(name: string, failure: StartFailure): void {
+    this.#startFailures.set(name, failure);
+  }
+
   breakHost(host: string, condition: HostCondition | undefined): void {
     const h = this.#host(host);
     if (condition === undefined) delete h.broken;
@@ -411,6 +431,14 @@ export class ReferenceBackend {
     this.#faults.clear();
     for (const g of this.#gates.values()) g.release();
     this.#gates.clear();
+    for (const [name, failure] of this.#startFailures) {
+      if (failure !== 'never-runs') continue;
+      for (const h of this.#hosts.values()) {
+        const d = h.domains.get(name);
+        if (d?.state === 'nostate') d.bootReads = this.#bootReads;
+      }
+    }
+    this.#startFailures.clear();
     for (const h of this.#hosts.values()) {
       h.unreachable = false;
       h.busy = false;
@@ -596,11 +624,17 @@ export class ReferenceBackend {
 
   #boot(d: Domain): void {
     d.state = 'nostate';
-    d.bootReads = this.#bootReads;
+    d.bootReads =
+      this.#startFailures.get(d.name) === 'never-runs' ? Number.POSITIVE_INFINITY : this.#bootReads;
     if (d.bootReads <= 0) this.#run(d);
   }
 
   #run(d: Domain): void {
+    const failure = this.#startFailures.get(d.name);
+    if (failure === 'crashes' || failure === 'powers-off') {
+      d.state = failure === 'crashes' ? 'crashed' : 'shutoff';
+      return;
+    }
     d.state = 'running';
     if (d.addressable) d.address ??= this.#nextAddress();
   }

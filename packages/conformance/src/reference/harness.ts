@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Checker, InstanceState, type Provider } from '@egress-proxies/contract';
-import type { BackendControl, InjectableFault, StateRow } from '../control.js';
+import type { BackendControl, InjectableFault, SeedSpec, StateRow } from '../control.js';
 import type { ConformanceFixture, ConformanceHarness } from '../fixture.js';
 import {
   type DomainState,
@@ -58,7 +58,7 @@ export function referenceConfig(token: string, overrides: Partial<ReferenceConfi
   };
 }
 
-function faultCode(step: string, fault: InjectableFault): ReferenceBackendCode {
+function faultCode(step: string, fault: InjectableFault | 'no-pool' | 'no-host'): ReferenceBackendCode {
   switch (fault) {
     case 'unreachable':
       return 'UNREACHABLE';
@@ -72,9 +72,25 @@ function faultCode(step: string, fault: InjectableFault): ReferenceBackendCode {
       return 'AUTH';
     case 'timeout':
       return 'TIMEOUT';
+    case 'no-pool':
+      return 'NO_POOL';
+    case 'no-host':
+      return 'NO_HOST';
     default:
       return 'INTERNAL';
   }
+}
+
+/** A seeded mark; an invalid createdAt is written as text that is no time (a damaged mark). */
+function writeSeedMark(mark: Exclude<SeedSpec['mark'], 'none'>): string {
+  const createdAt = mark.createdAt ?? new Date();
+  const valid = !Number.isNaN(createdAt.getTime());
+  const written = formatMark({
+    uid: mark.uid,
+    ...(valid ? { createdAt } : {}),
+    ...(mark.installation ? { installation: mark.installation } : {}),
+  });
+  return valid ? written : written.replace('/>', ' createdAt="the day before yesterday"/>');
 }
 
 /** The kit's control interface over an in-memory reference backend. */
@@ -83,12 +99,20 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
   const where = (name: string, zone?: string) =>
     zone ?? backend.domains().find((d) => d.name === name)?.host ?? defaultHost;
   return {
-    failNext: (step, count, fault: InjectableFault) => backend.failNext(step, count, faultCode(step, fault)),
+    failNext: (step, count, fault: InjectableFault) =>
+      backend.failNext(step, count, faultCode(step, fault as InjectableFault | 'no-pool' | 'no-host')),
     faultKinds: ['auth-rejected', 'timeout'],
     block: (step) => backend.block(step),
     setUnreachable: (on, zone) => backend.setUnreachable(on, zone),
     setBusy: (on, zone) => backend.setBusy(on, zone),
     exhaustCapacity: (zone) => backend.setPoolFull(true, zone),
+    startFaults: ['crashes', 'powers-off', 'never-runs'],
+    failStart: (name, fault) => backend.failStart(name, fault),
+    markVariants: ['managed-false', 'unparsable-created-at'],
+    extraFaults: [
+      { fault: 'no-pool', kind: 'Permanent', code: 'POOL_NOT_FOUND' },
+      { fault: 'no-host', kind: 'Permanent', code: 'PERMANENT' },
+    ],
     breakTarget: (target, condition) => {
       if (!(HOST_CONDITIONS as readonly string[]).includes(condition)) {
         throw new TypeError(`unknown host condition ${JSON.stringify(condition)}`);
@@ -97,19 +121,17 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
     },
     seed(spec) {
       const h = host(spec.zone);
-      const metadata =
-        spec.mark === 'none'
-          ? undefined
-          : formatMark({
-              uid: spec.mark.uid,
-              createdAt: spec.mark.createdAt ?? new Date(),
-              ...(spec.mark.installation ? { installation: spec.mark.installation } : {}),
-            });
+      const metadata = spec.mark === 'none' ? undefined : writeSeedMark(spec.mark);
+      // The whole mark with the flag off, as a human switching management off would leave it.
+      const written =
+        spec.mark !== 'none' && spec.mark.managed === false
+          ? metadata?.replace('managed="true"', 'managed="false"')
+          : metadata;
       backend.seedDomain({
         host: h,
         name: spec.name,
         state: (spec.state ?? 'running') as DomainState,
-        ...(metadata ? { metadata } : {}),
+        ...(written ? { metadata: written } : {}),
         address: spec.address ?? true,
       });
       return formatId(h, spec.name);
@@ -190,6 +212,7 @@ export function createReferenceHarness(options: ReferenceHarnessOptions = {}): C
         providerName: name,
         placement: { zone: REFERENCE_HOSTS[0], machineType: 'small', image: 'debian-12' },
         validatedPlacement: ['zone', 'machineType', 'image'],
+        requiredPlacement: ['zone', 'machineType', 'image'],
         zones: REFERENCE_HOSTS,
         unconfiguredZoneId: (n) => formatId('retired', n),
         secrets: [token],

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { StartFault } from '@egress-proxies/conformance';
 import { ErrorCode, transientError } from '@egress-proxies/contract';
 import { abortReason } from '@egress-proxies/provider-utils';
 import {
@@ -21,7 +22,7 @@ import type { BackendCallOptions, Dialer, KvmBackend } from '../backend.js';
 import type { KvmHost } from '../config.js';
 import type { AddressSource } from '../flavour.js';
 import { secondaryOf } from '../names.js';
-import { parseAttributes } from '../xml-text.js';
+import { escapeXml, parseAttributes } from '../xml-text.js';
 
 export type FakeFault = 'unreachable' | 'busy' | 'not-found' | 'internal' | 'out-of-capacity';
 
@@ -229,6 +230,17 @@ export class FakeLibvirt {
   }
 
   reset(): void {
+    // A domain stuck starting gets there now.
+    for (const [name, failure] of this.startFailures) {
+      if (failure !== 'never-runs') continue;
+      for (const h of this.hosts.values()) {
+        const d = h.domains.get(name);
+        if (d?.state !== DomainState.NOSTATE) continue;
+        d.state = DomainState.RUNNING;
+        d.addresses[this.addressSource] ??= this.nextAddress();
+      }
+    }
+    this.startFailures.clear();
     this.#faults.clear();
     for (const [step, g] of [...this.#gates]) {
       g.released = true;
@@ -392,7 +404,8 @@ export class FakeLibvirt {
       if (!attrs || !uri)
         throw libvirtError(ErrorNumber.VIR_ERR_XML_ERROR, 'XML error: metadata element without namespace');
       attrs.delete(`xmlns:${el[1]}`);
-      const rest = [...attrs].map(([k, v]) => `${k}="${v}"`).join(' ');
+      // libvirt hands the element back re-serialised, its attribute values escaped again.
+      const rest = [...attrs].map(([k, v]) => `${k}="${escapeXml(v)}"`).join(' ');
       metadata.set(uri, `<${el[1]}:${el[2]} ${rest}/>`);
     }
     const prev = h.domains.get(name);
@@ -413,6 +426,9 @@ export class FakeLibvirt {
     return d;
   }
 
+  /** Domain names whose every start crashes, powers off or never finishes, until `reset`. */
+  readonly startFailures = new Map<string, StartFault>();
+
   startDomain(hostName: string, d: FakeDomain): void {
     if (d.state === DomainState.RUNNING || d.state === DomainState.BLOCKED || d.state === DomainState.PAUSED)
       throw libvirtError(
@@ -426,8 +442,19 @@ export class FakeLibvirt {
       if (!found)
         throw libvirtError(ErrorNumber.VIR_ERR_OPERATION_FAILED, `Cannot access storage file '${path}'`);
     }
-    d.state = DomainState.RUNNING;
+    const failure = this.startFailures.get(d.name);
+    if (failure === 'crashes' || failure === 'powers-off') {
+      // The start succeeds; the guest is gone again at once.
+      d.state = failure === 'crashes' ? DomainState.CRASHED : DomainState.SHUTOFF;
+      d.id = -1;
+      return;
+    }
     d.id = this.#nextId++;
+    if (failure === 'never-runs') {
+      d.state = DomainState.NOSTATE;
+      return;
+    }
+    d.state = DomainState.RUNNING;
     if (!d.addresses[this.addressSource]) d.addresses[this.addressSource] = this.nextAddress();
   }
 

@@ -103,14 +103,21 @@ export function fakeControl(fake: FakeLibvirt, flavour: KvmFlavour, defaultHost:
       if (state === undefined) throw new TypeError(`unknown state ${JSON.stringify(spec.state)}`);
       const metadata = new Map<string, string>();
       if (spec.mark !== 'none') {
+        const createdAt = spec.mark.createdAt ?? new Date();
+        const valid = !Number.isNaN(createdAt.getTime());
         const el = metadataElement(flavour, {
-          managed: true,
+          // The mark variants: the managed flag off, a creation time that is no time.
+          managed: spec.mark.managed !== false,
           uid: spec.mark.uid,
-          createdAt: spec.mark.createdAt ?? new Date(),
+          ...(valid ? { createdAt } : {}),
           ...(spec.mark.installation ? { installation: spec.mark.installation } : {}),
         });
         // libvirt hands the element back without its namespace declaration.
-        metadata.set(flavour.namespace, el.replace(/ xmlns:[\w.-]+="[^"]*"/, ''));
+        const back = el.replace(/ xmlns:[\w.-]+="[^"]*"/, '');
+        metadata.set(
+          flavour.namespace,
+          valid ? back : back.replace('/>', ' createdAt="the day before yesterday"/>'),
+        );
       }
       const up =
         state !== DomainState.SHUTOFF && state !== DomainState.CRASHED && state !== DomainState.SHUTDOWN;
@@ -192,6 +199,11 @@ export function fakeControl(fake: FakeLibvirt, flavour: KvmFlavour, defaultHost:
       if (present) d.addresses[fake.addressSource] = fake.nextAddress();
       else d.addresses = {};
     },
+    markVariants: ['managed-false', 'unparsable-created-at'],
+    startFaults: ['crashes', 'powers-off', 'never-runs'],
+    failStart: (name, fault) => {
+      fake.startFailures.set(name, fault);
+    },
     steps: {
       address: 'domainInterfaceAddresses',
       stop: 'domainDestroy',
@@ -269,6 +281,8 @@ export function kvmConformanceHarness(opts: KvmHarnessOptions): ConformanceHarne
         providerName: name,
         placement: { zone: FAKE_HOSTS[0], machineType: 'small', image: 'debian-13' },
         validatedPlacement: ['zone', 'machineType', 'image'],
+        // Two hosts: no zone is the default, and the catalogues have no default entry.
+        requiredPlacement: ['zone', 'machineType', 'image'],
         zones: FAKE_HOSTS,
         unconfiguredZoneId: (n) => formatProviderId('retired', n),
         secrets: [keySentinel],

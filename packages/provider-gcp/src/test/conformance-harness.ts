@@ -87,7 +87,7 @@ export function backendControl(
       const zone = zoneOf(spec.zone);
       const labels: Record<string, string> = {};
       if (spec.mark !== 'none') {
-        labels[MANAGED_LABEL] = MANAGED_VALUE;
+        labels[MANAGED_LABEL] = spec.mark.managed === false ? 'false' : MANAGED_VALUE;
         labels[UID_LABEL] = spec.mark.uid === '' ? '' : labelValue(spec.mark.uid);
         if (spec.mark.installation) labels[INSTALLATION_LABEL] = labelValue(spec.mark.installation);
       }
@@ -147,6 +147,7 @@ export function backendControl(
     removeResources: (name, zone) => fake.removeDisk(zoneOf(zone), name),
     setAddress: (name, present, zone) => fake.setAddress(zoneOf(zone), name, present),
     steps: { remove: 'instances.delete', probe: 'instances.aggregatedList' },
+    markVariants: ['managed-false'],
     reset: () => fake.reset(),
   };
 }
@@ -182,6 +183,8 @@ export const gcpConformanceHarness: ConformanceHarness = async (): Promise<Confo
       providerName: 'gcp-conformance',
       placement: { zone: CONFORMANCE_ZONES[0], machineType: 'small', image: 'ubuntu' },
       validatedPlacement: ['zone', 'machineType', 'image'],
+      // Two zones configured: none is the default.
+      requiredPlacement: ['zone', 'machineType', 'image'],
       zones: [...CONFORMANCE_ZONES],
       secrets: [token],
       stateTable: GCP_STATE_TABLE,

@@ -9,7 +9,7 @@ import type {
   StateRow,
   StepGate,
 } from '@egress-proxies/conformance';
-import { InstanceState } from '@egress-proxies/contract';
+import { InstanceState, MANAGED_LABEL, MANAGED_VALUE } from '@egress-proxies/contract';
 import { formatProviderId } from '../id.js';
 import { formatDescription, parseDescription } from '../marks.js';
 import { seedFileName, seedOwner } from '../seed.js';
@@ -141,11 +141,18 @@ export function fakeControl(fake: FakePve): BackendControl {
       };
       if (spec.mark !== 'none') {
         config.tags = 'proxy_operator';
-        config.description = formatDescription({
+        const createdAt = spec.mark.createdAt ?? new Date();
+        const valid = !Number.isNaN(createdAt.getTime());
+        let description = formatDescription({
           uid: spec.mark.uid,
-          createdAt: spec.mark.createdAt ?? new Date(),
+          createdAt: valid ? createdAt : new Date(0),
           installation: spec.mark.installation,
         });
+        // The mark variants: the managed line switched off, a creation time that is no time.
+        if (spec.mark.managed === false)
+          description = description.replace(`${MANAGED_LABEL}=${MANAGED_VALUE}`, `${MANAGED_LABEL}=false`);
+        if (!valid) description = description.replace(new Date(0).toISOString(), 'the day before yesterday');
+        config.description = description;
       }
       const vm = fake.addVm(vmid, node, config, { running: true, qmp: 'running' });
       vm.agent = spec.address === false ? lanOnlyLoopback : fake.agentOnStart(vmid);
@@ -244,6 +251,12 @@ export function fakeControl(fake: FakePve): BackendControl {
       vm.agent = present ? fake.agentOnStart(vm.vmid) : lanOnlyLoopback;
     },
     steps: { address: 'agentInterfaces', stop: 'stopVm', remove: 'destroyVm', probe: 'version' },
+    markVariants: ['managed-false', 'unparsable-created-at'],
+    // A guest that halts at once: the start task succeeds, the VM is stopped again.
+    startFaults: ['powers-off'],
+    failStart(name: string) {
+      fake.failStarts.add(name);
+    },
     reset() {
       fake.resetControls();
       for (const g of gates.splice(0)) g.release();
@@ -297,6 +310,8 @@ export function proxmoxConformanceHarness(): ConformanceHarness {
         providerName: PROVIDER_NAME,
         placement: { zone: NODES[0], machineType: 'small', image: 'debian' },
         validatedPlacement: ['zone', 'machineType', 'image'],
+        // Two nodes: none is the default (one machine type and one template are).
+        requiredPlacement: ['zone'],
         zones: NODES,
         secrets: [token.slice(token.lastIndexOf('=') + 1)],
         stateTable: PROXMOX_STATE_TABLE,

@@ -112,6 +112,8 @@ export class FakePve {
   authFailureDelayMs: number;
   rrdDelayMs: number;
   agentOnStart: (vmid: number) => FakeAgent;
+  /** VM names whose every start halts at once, until `resetControls`. */
+  readonly failStarts = new Set<string>();
   readonly #tokens = new Map<string, { secret: string; privs: Set<string> }>();
   readonly #volumes = new Map<string, Map<string, FakeVolume>>();
   readonly #held = new Set<string>();
@@ -569,6 +571,7 @@ export class FakePve {
 
   /** Clears faults, busy and offline flags, and gates (held calls go on). */
   resetControls(): void {
+    this.failStarts.clear();
     this.#stepFaults.length = 0;
     this.faults.length = 0;
     this.#busy.clear();
@@ -832,6 +835,11 @@ export class FakePve {
         vm.running = true;
         vm.qmp = 'running';
         vm.agent = this.agentOnStart(vmid);
+        // A guest told to halt at once: the start task succeeds and the VM is stopped again.
+        if (this.failStarts.has(String(vm.config.name))) {
+          vm.running = false;
+          vm.qmp = 'stopped';
+        }
         return undefined;
       });
     });
