@@ -115,6 +115,12 @@ export class ProxyController {
    * writes, and reconciling the older copy would repeat work (a create, a delete) already done.
    */
   readonly #written = new Map<ProxyKey, ProxyObject>();
+  /**
+   * The uid of each Proxy whose finalizer this process removed. The cache can hand back the
+   * object as it was for a moment after that; a pass over that stale copy would act on a Proxy
+   * already gone (finish a create nobody will delete), so it is skipped.
+   */
+  readonly #finalized = new Map<ProxyKey, string>();
 
   constructor(private readonly opts: ProxyControllerOptions) {
     // One listener per pass in flight (as many as workers).
@@ -191,8 +197,17 @@ export class ProxyController {
   async processKey(key: ProxyKey): Promise<ReconcileResult | undefined> {
     const proxy = this.#freshest(key);
     if (!proxy) {
+      this.#finalized.delete(key);
       this.queue.forget(key);
       return undefined;
+    }
+    const finalized = this.#finalized.get(key);
+    if (finalized !== undefined) {
+      if (proxy.metadata.deletionTimestamp && proxy.metadata.uid === finalized) {
+        this.queue.forget(key);
+        return undefined;
+      }
+      this.#finalized.delete(key);
     }
     const started = performance.now();
     const log = this.#log.child({ proxy: key });
@@ -301,6 +316,7 @@ export class ProxyController {
     if (result.finalizer === 'remove') {
       await store.removeFinalizer(current, FINALIZER);
       this.#written.delete(proxyKey(proxy));
+      if (proxy.metadata.uid) this.#finalized.set(proxyKey(proxy), proxy.metadata.uid);
     } else if (current !== proxy && current.metadata?.resourceVersion) {
       this.#written.set(proxyKey(proxy), current);
     }
