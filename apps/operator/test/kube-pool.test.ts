@@ -46,6 +46,7 @@ const pool = async () =>
       replicas: number;
       ready: number;
       updated: number;
+      members?: { name: string; ip?: string; port?: number }[];
       conditions: { type: string; status: string }[];
     };
   }>();
@@ -143,5 +144,28 @@ describe('ProxyPool controller on the API server', () => {
     const replaced = await members();
     expect(replaced).toHaveLength(1);
     expect(replaced[0]?.metadata.name).not.toBe(banned);
+  });
+
+  it("lists each member where it listens: the port its provider allocated, else the spec's", async () => {
+    const [member] = await members();
+    const name = member?.metadata.name as string;
+    const setStatus = async (status: Record<string, unknown>) => {
+      const r = await cp.request(
+        'PATCH',
+        `${base}/namespaces/${NS}/proxies/${name}/status`,
+        { status },
+        {
+          contentType: 'application/merge-patch+json',
+        },
+      );
+      expect(r.status).toBe(200);
+      await ctl.reconcileAll(signal);
+      return (await pool()).status.members?.find((m) => m.name === name);
+    };
+    expect(await setStatus({ phase: 'Ready', ip: '10.0.0.7', port: 40123 })).toMatchObject({
+      ip: '10.0.0.7',
+      port: 40123,
+    });
+    expect(await setStatus({ port: null })).toMatchObject({ ip: '10.0.0.7', port: member?.spec.port });
   });
 });

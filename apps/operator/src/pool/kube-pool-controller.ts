@@ -212,6 +212,8 @@ export class KubePoolController {
         name: p.metadata.name,
         ...(p.spec.provider ? { provider: p.spec.provider } : {}),
         ...(p.status?.ip ? { ip: p.status.ip } : {}),
+        // The port the provider allocated, else the one asked for: where the member listens.
+        ...(p.status?.ip && (p.status.port ?? p.spec.port) ? { port: p.status.port ?? p.spec.port } : {}),
         ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
         ...(p.metadata.creationTimestamp ? { createdAt: p.metadata.creationTimestamp } : {}),
         ready: p.status?.phase === 'Ready',
