@@ -254,7 +254,13 @@ describe('fake PVE wire behaviour', () => {
     fake.releaseTasks('qmclone');
     expect(await finish('pve1', upid)).toBe('OK');
     const archive = await call('GET', '/nodes/pve1/tasks?typefilter=qmclone&vmid=9000');
-    expect(archive.json.data[0]).toMatchObject({ upid, status: 'OK', endtime: expect.any(Number) });
+    // Newest first; earlier clones of the same template may share its start second.
+    const listed = archive.json.data as { upid: string; starttime: number }[];
+    const starts = listed.map((t) => t.starttime);
+    expect(starts.length > 0 && starts.every(Number.isInteger)).toBe(true);
+    expect(starts).toEqual([...starts].sort((a, b) => b - a));
+    expect(listed.find((t) => t.upid === upid)).toMatchObject({ status: 'OK', endtime: expect.any(Number) });
+    expect(listed.find((t) => t.upid === upid)?.starttime).toBe(starts[0]);
     const bad = await call('GET', '/nodes/pve1/tasks?source=nope');
     expect(bad.status).toBe(400);
     await call('DELETE', '/nodes/pve1/qemu/4321');
