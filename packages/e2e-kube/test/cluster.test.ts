@@ -451,19 +451,23 @@ describe('the operator installed with Helm, on a kubernetes-type Proxy', () => {
         ]);
       }
       // The chart's gateway for the pool: a Deployment in the pool's namespace behind <pool>-gateway.
-      const values = join(env.workDir, 'values-gateway.yaml');
+      // The chart's `gateways` list, changed with `helm upgrade` on the running release.
+      const setGateways = async (list: unknown[]) => {
+        const values = join(env.workDir, 'values-gateway.yaml');
+        writeFileSync(values, stringify({ gateways: list }));
+        await tools.helm([
+          'upgrade',
+          RELEASE,
+          join(ROOT, 'chart'),
+          '-n',
+          HELM_NS,
+          '--reuse-values',
+          '-f',
+          values,
+        ]);
+      };
       const gateways = [{ pool: POOL, namespace: PROXY_NS, usersSecret: 'crawl-users', replicas: 2 }];
-      writeFileSync(values, stringify({ gateways }));
-      await tools.helm([
-        'upgrade',
-        RELEASE,
-        join(ROOT, 'chart'),
-        '-n',
-        HELM_NS,
-        '--reuse-values',
-        '-f',
-        values,
-      ]);
+      await setGateways(gateways);
       await deploymentReady(cluster, PROXY_NS, `${POOL}-gateway`);
       const withGateway = await waitForProgress(`ProxyPool ${POOL} status.gateway`, async () => {
         const p = await getJson<PoolObject>(cluster, `${POOLS}/${POOL}`);
@@ -535,17 +539,7 @@ describe('the operator installed with Helm, on a kubernetes-type Proxy', () => {
       for (const pod of squidPods)
         await gone(cluster, `Squid Pod ${pod}`, `/api/v1/namespaces/${PROXY_NS}/pods/${pod}`);
       // The gateway leaves with its chart entry.
-      writeFileSync(values, stringify({ gateways: [] }));
-      await tools.helm([
-        'upgrade',
-        RELEASE,
-        join(ROOT, 'chart'),
-        '-n',
-        HELM_NS,
-        '--reuse-values',
-        '-f',
-        values,
-      ]);
+      await setGateways([]);
       await gone(
         cluster,
         `Deployment ${POOL}-gateway`,
