@@ -78,6 +78,21 @@ const paramFail = (errors: Record<string, string>) =>
   new HttpFail(400, 'Parameter verification failed.', errors);
 const hex8 = (n: number) => n.toString(16).toUpperCase().padStart(8, '0');
 const VMID_RE = /^[1-9][0-9]{2,8}$/;
+/** A task as both task routes show it (§9), before each adds its own spelling of the status. */
+function taskRecord(t: FakeTask): Record<string, unknown> {
+  const e: Record<string, unknown> = {
+    upid: t.upid,
+    node: t.node,
+    pid: t.pid,
+    pstart: t.pstart,
+    starttime: t.starttime,
+    type: t.type,
+    id: t.id,
+    user: t.user,
+  };
+  if (t.tokenid) e.tokenid = t.tokenid;
+  return e;
+}
 const DNS_NAME_RE = /^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)(\.([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?))*$/;
 
 interface Req {
@@ -439,17 +454,7 @@ export class FakePve {
       return true;
     };
     const entry = (t: FakeTask) => {
-      const e: Record<string, unknown> = {
-        upid: t.upid,
-        node: t.node,
-        pid: t.pid,
-        pstart: t.pstart,
-        starttime: t.starttime,
-        type: t.type,
-        id: t.id,
-        user: t.user,
-      };
-      if (t.tokenid) e.tokenid = t.tokenid;
+      const e = taskRecord(t);
       if (t.status === 'running') e.status = 'RUNNING';
       else {
         e.status = t.exitstatus;
@@ -919,18 +924,8 @@ export class FakePve {
       }
       const t = this.tasks.get(upid);
       if (!t) throw fail(400, 'no such task');
-      const out: Record<string, unknown> = {
-        upid: t.upid,
-        node: t.node,
-        pid: t.pid,
-        pstart: t.pstart,
-        starttime: t.starttime,
-        type: t.type,
-        id: t.id,
-        user: t.user,
-        status: t.status,
-      };
-      if (t.tokenid) out.tokenid = t.tokenid;
+      // Here `running`/`stopped` with the exit status beside it; the listing folds the two into one.
+      const out: Record<string, unknown> = { ...taskRecord(t), status: t.status };
       if (t.status === 'stopped') out.exitstatus = t.exitstatus;
       return out;
     });
