@@ -1,18 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { seededRandom } from '../src/chaos/seeded-random.js';
 import { readState, STATE_FILE, statePath } from '../src/standalone/state-file.js';
+import { LocalBackend } from './support/local-backend.js';
 
 // `up` (the built CLI, over the real local provider) killed with SIGKILL at seeded random points
 // and started again: the state file is never lost or half-written, and the run ends with every
@@ -20,15 +14,12 @@ import { readState, STATE_FILE, statePath } from '../src/standalone/state-file.j
 const MAIN = join(__dirname, '..', 'dist', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'ep-kill9-'));
 const stateDir = join(dir, 'state');
-const localDir = join(dir, 'local');
+const local = new LocalBackend(join(dir, 'local'));
 const N = 4;
 const ROUNDS = 6;
 // A range of its own (the other suites' local ranges sit below 47000).
 const base = 45_000 + (process.pid % 50) * 20;
-writeFileSync(
-  join(dir, 'providers.yaml'),
-  `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: ${base}, max: ${base + 19}}, engine: node}\n`,
-);
+writeFileSync(join(dir, 'providers.yaml'), stringify([local.providerEntry({ min: base, max: base + 19 })]));
 writeFileSync(
   join(dir, 'proxies.yaml'),
   Array.from(
@@ -37,24 +28,6 @@ writeFileSync(
       `apiVersion: egress-proxies.dev/v1alpha1\nkind: Proxy\nmetadata: {name: k${i}}\nspec: {provider: local}\n`,
   ).join('---\n'),
 );
-
-/** The local proxy processes of this run, found by their working directory: name -> pids. */
-function proxyProcesses(): Map<string, number[]> {
-  const runtime = join(localDir, 'run');
-  const out = new Map<string, number[]>();
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    let cwd: string;
-    try {
-      cwd = readlinkSync(`/proc/${pid}/cwd`);
-    } catch {
-      continue;
-    }
-    if (!cwd.startsWith(`${runtime}/`)) continue;
-    const name = cwd.slice(runtime.length + 1);
-    out.set(name, [...(out.get(name) ?? []), Number(pid)]);
-  }
-  return out;
-}
 
 interface Up {
   child: ChildProcess;
@@ -70,7 +43,7 @@ afterAll(() => {
     cwd: dir,
     timeout: 60_000,
   });
-  for (const pids of proxyProcesses().values()) for (const pid of pids) process.kill(pid, 'SIGKILL');
+  local.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -151,15 +124,12 @@ describe('standalone: up killed with SIGKILL and started again', () => {
     expect(st.proxies.map((p) => p.status?.phase)).toEqual(Array(N).fill('Ready'));
     // The killed runs' temp files went with the next start; the provider's too.
     expect(readdirSync(stateDir).filter((f) => f.startsWith(STATE_FILE) && f !== STATE_FILE)).toEqual([]);
-    const instances = readdirSync(join(localDir, 'instances'));
+    const instances = readdirSync(join(local.stateDir, 'instances'));
     expect(instances.filter((f) => f.endsWith('.json'))).toHaveLength(N);
     expect(instances.filter((f) => !f.endsWith('.json'))).toEqual([]);
     // One process per instance: none duplicated by a create a kill cut short, none lost.
-    const procs = proxyProcesses();
+    const procs = local.processes();
     expect([...procs.values()].map((p) => p.length)).toEqual(Array(N).fill(1));
-    for (const f of instances) {
-      const rec = JSON.parse(readFileSync(join(localDir, 'instances', f), 'utf8')) as { pid: number };
-      expect(procs.get(f.replace(/\.json$/, ''))).toEqual([rec.pid]);
-    }
+    for (const [name, pid] of local.records()) expect(procs.get(name)).toEqual([pid]);
   }, 360_000);
 });

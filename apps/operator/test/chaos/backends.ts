@@ -1,11 +1,12 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instanceName } from '@egress-proxies/contract';
 import { FakeCompute } from '@egress-proxies/provider-gcp/test';
 import { type FakeSetup, startFakeSetup } from '@egress-proxies/provider-proxmox/test';
 import { stringify } from 'yaml';
 import { startEchoServer } from '../support/forward-proxy.js';
+import { LocalBackend } from '../support/local-backend.js';
 import { FaultCloud } from './fault-cloud.js';
 
 export const PROVIDERS = ['pve', 'gce', 'local', 'fault'] as const;
@@ -34,7 +35,7 @@ export class ChaosBackends {
   gce!: FakeCompute;
   cloud = new FaultCloud();
   echo!: Awaited<ReturnType<typeof startEchoServer>>;
-  readonly localDir: string;
+  readonly local: LocalBackend;
   readonly gceKeyFile: string;
   readonly cloudTokenFile: string;
   /** Every credential handed out, to look for in logs. */
@@ -42,7 +43,7 @@ export class ChaosBackends {
   #gceAccount = 0;
 
   constructor(readonly dir: string) {
-    this.localDir = join(dir, 'local');
+    this.local = new LocalBackend(join(dir, 'local'));
     this.gceKeyFile = join(dir, 'gce-key.json');
     this.cloudTokenFile = join(dir, 'cloud-token');
   }
@@ -59,7 +60,7 @@ export class ChaosBackends {
     this.#writeGceKey();
     await this.cloud.start();
     this.#writeCloudToken();
-    mkdirSync(this.localDir, { recursive: true });
+    mkdirSync(this.local.stateDir, { recursive: true });
     this.echo = await startEchoServer();
   }
 
@@ -109,11 +110,7 @@ export class ChaosBackends {
         type: 'gcp',
         gcp: { project: this.gce.project, endpoint: this.gce.url, zones: [GCE_ZONE] },
       },
-      {
-        name: 'local',
-        type: 'local',
-        local: { stateDir: this.localDir, portRange: localPorts, engine: 'node' },
-      },
+      this.local.providerEntry(localPorts),
       {
         name: 'fault',
         type: 'faultcloud',
@@ -195,34 +192,16 @@ export class ChaosBackends {
   }
 
   #localInventory(): Inventory {
-    const names = new Map<string, number>();
+    const recorded = this.local.records();
+    const names = new Map([...recorded.keys()].map((name) => [name, 1]));
     const leaked: string[] = [];
-    const instances = join(this.localDir, 'instances');
-    const recorded = new Map<string, number>();
-    if (existsSync(instances)) {
-      for (const f of readdirSync(instances).filter((n) => n.endsWith('.json'))) {
-        const name = f.replace(/\.json$/, '');
-        const rec = JSON.parse(readFileSync(join(instances, f), 'utf8')) as { pid?: number };
-        names.set(name, 1);
-        if (rec.pid) recorded.set(name, rec.pid);
-      }
-    }
-    // Every proxy process of this state dir, found by its working directory: one per recorded
-    // instance, the recorded one, and none besides.
-    const runtime = join(this.localDir, 'run');
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      let cwd: string;
-      try {
-        cwd = readlinkSync(`/proc/${pid}/cwd`);
-      } catch {
-        continue;
-      }
-      if (!cwd.startsWith(`${runtime}/`)) continue;
-      const name = cwd.slice(runtime.length + 1);
-      if (recorded.get(name) !== Number(pid)) leaked.push(`process ${pid} in ${name}`);
+    // Every proxy process of this state dir: one per recorded instance, the recorded one, and
+    // none besides.
+    for (const [name, pids] of this.local.processes()) {
+      for (const pid of pids) if (recorded.get(name) !== pid) leaked.push(`process ${pid} in ${name}`);
     }
     for (const [name, pid] of recorded) {
-      if (!existsSync(`/proc/${pid}`)) leaked.push(`${name}: recorded pid ${pid} is not running`);
+      if (pid && !existsSync(`/proc/${pid}`)) leaked.push(`${name}: recorded pid ${pid} is not running`);
     }
     return { provider: 'local', names, leaked };
   }
@@ -234,20 +213,8 @@ export class ChaosBackends {
     return { provider: 'fault', names, leaked };
   }
 
-  /** The local proxies are detached processes: ended here, found by their working directory. */
-  #killLocal(): void {
-    const runtime = join(this.localDir, 'run');
-    for (const pid of existsSync('/proc') ? readdirSync('/proc').filter((p) => /^\d+$/.test(p)) : []) {
-      try {
-        if (readlinkSync(`/proc/${pid}/cwd`).startsWith(`${runtime}/`)) process.kill(Number(pid), 'SIGKILL');
-      } catch {
-        // gone already, or not ours to read
-      }
-    }
-  }
-
   async stop(): Promise<void> {
-    this.#killLocal();
+    this.local.kill();
     await Promise.allSettled([this.pve?.close(), this.gce?.close(), this.cloud.stop(), this.echo?.stop()]);
   }
 }
