@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getThroughProxy } from './support/forward-proxy.js';
 
 // The README's first command without its install and build steps: the built CLI with the
 // arguments `npm start` passes (read from the same file), from the repository root.
@@ -15,25 +15,6 @@ const downArgs = ['down', '--providers', flag('--providers'), '--state-dir', fla
 let child: ChildProcess | undefined;
 let out = '';
 let err = '';
-
-function get(proxy: string, target: string): Promise<{ status: number; body: string }> {
-  const p = new URL(proxy);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: p.hostname, port: Number(p.port), path: target, headers: { host: new URL(target).host } },
-      (res) => {
-        let body = '';
-        res.on('data', (c) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 async function until(what: string, fn: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -96,7 +77,7 @@ describe('the first command (npm start)', () => {
     // Through the gateway: three requests leave from the three members' own loopback addresses.
     const seen = new Set<string>();
     for (let i = 0; i < 3; i++) {
-      const r = await get(proxy!, target!);
+      const r = await getThroughProxy(proxy!, target!);
       expect(r.status).toBe(200);
       seen.add((JSON.parse(r.body) as { ip: string }).ip);
     }
@@ -110,10 +91,10 @@ describe('the first command (npm start)', () => {
     const ports = [...out.matchAll(/^demo-[a-z0-9]{5} local Ready 127\.0\.0\.1:(\d+)/gm)].map((m) => m[1]);
     expect(new Set(ports).size).toBe(3);
     // The gateway went with `up` (drained), the members did not.
-    await expect(get(proxy!, target!)).rejects.toThrow();
+    await expect(getThroughProxy(proxy!, target!)).rejects.toThrow();
     for (const port of new Set(ports)) {
       // The echo target went with `up`; the proxy itself still answers (502 from the target side).
-      const res = await get(`http://127.0.0.1:${port}`, target!);
+      const res = await getThroughProxy(`http://127.0.0.1:${port}`, target!);
       expect(res.status).toBeGreaterThanOrEqual(400);
     }
 
@@ -122,6 +103,6 @@ describe('the first command (npm start)', () => {
     expect(d.stdout).toMatch(/deleted 3 instance\(s\) of installation standalone-/);
     expect(d.status).toBe(0);
     for (const port of new Set(ports))
-      await expect(get(`http://127.0.0.1:${port}`, target!)).rejects.toThrow();
+      await expect(getThroughProxy(`http://127.0.0.1:${port}`, target!)).rejects.toThrow();
   });
 });

@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localProviderFactory } from '@egress-proxies/provider-local';
@@ -10,6 +9,7 @@ import { down } from '../src/standalone/down.js';
 import { startEchoServer } from '../src/standalone/echo-server.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
 import { readState } from '../src/standalone/state-file.js';
+import { getThroughProxy } from './support/forward-proxy.js';
 
 // The standalone reconciler over the real local provider (Node engine): real proxy processes,
 // probed through themselves against a loopback echo server.
@@ -66,23 +66,7 @@ const ready = (name: string, generation = 1) =>
   });
 
 /** GET the echo server through the proxy at host:port; the body the target answered. */
-function through(host: string, port: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host, port, method: 'GET', path: echo.url, headers: { host: new URL(echo.url).host } },
-      (res) => {
-        let body = '';
-        res.on('data', (c) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
+const through = (host: string, port: number) => getThroughProxy(`http://${host}:${port}`, echo.url);
 
 beforeAll(async () => {
   echo = await startEchoServer();

@@ -80,6 +80,26 @@ export async function startForwardProxy(): Promise<{
   };
 }
 
+/** GET `target` through the HTTP forward proxy at `proxy` (a URL): the status and body it answered. */
+export function getThroughProxy(proxy: string, target: string): Promise<{ status: number; body: string }> {
+  const p = new URL(proxy);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: p.hostname, port: Number(p.port), path: target, headers: { host: new URL(target).host } },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** An HTTP server answering every GET with the caller's address. */
 export async function startEchoServer(): Promise<{
   port: number;
