@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instanceName } from '@egress-proxies/contract';
-import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
+import { freePort, type KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -280,14 +279,6 @@ describe('two operator processes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const freePort = () =>
-    new Promise<number>((resolve) => {
-      const s = createServer();
-      s.listen(0, '127.0.0.1', () => {
-        const port = (s.address() as import('node:net').AddressInfo).port;
-        s.close(() => resolve(port));
-      });
-    });
   const leaderGauge = async (port: number) => {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     return Number(

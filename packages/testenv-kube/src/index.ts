@@ -21,4 +21,5 @@ export {
 } from './control-plane.js';
 export { CLUSTER_CIDR, PAUSE_IMAGE, POD_CIDR, SERVICE_CIDR } from './node-config.js';
 export { descendantsOf, findSpanChain, parseOtlpJsonLines, type StoredSpan } from './otlp-spans.js';
+export { freePort } from './process.js';
 export { removeStaleNodes } from './stale.js';

@@ -1,8 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
+import { freePort, type KubeControlPlane } from '@egress-proxies/testenv-kube';
 import type { ProxyObject } from '../../src/api/proxy.js';
 import { seededRandom } from '../../src/chaos/seeded-random.js';
 import { startClusterWithCrds } from '../support/cluster.js';
@@ -41,14 +40,6 @@ const MODULE = join(__dirname, 'fault-cloud-provider.mjs');
 const PASS_DEADLINE_MS = 4_000;
 const SLOW_CREATE_MS = 7_000;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as import('node:net').AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function listProxies(cp: KubeControlPlane): Promise<ProxyObject[]> {
