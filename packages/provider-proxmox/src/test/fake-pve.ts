@@ -78,6 +78,10 @@ const paramFail = (errors: Record<string, string>) =>
   new HttpFail(400, 'Parameter verification failed.', errors);
 const hex8 = (n: number) => n.toString(16).toUpperCase().padStart(8, '0');
 const VMID_RE = /^[1-9][0-9]{2,8}$/;
+/** §4: what a VM's routes answer when `node` holds no VM `vmid`. */
+const noConfig = (node: string, vmid: number | string) =>
+  `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`;
+
 /** A task as both task routes show it (§9), before each adds its own spelling of the status. */
 function taskRecord(t: FakeTask): Record<string, unknown> {
   const e: Record<string, unknown> = {
@@ -720,9 +724,26 @@ export class FakePve {
   #vmOn(node: string, vmidText: string): FakeVm {
     const vmid = Number(vmidText);
     const vm = this.vms.get(vmid);
-    if (!vm || vm.node !== node)
-      throw fail(500, `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`);
+    if (!vm || vm.node !== node) throw fail(500, noConfig(node, vmid));
     return vm;
+  }
+
+  /**
+   * §9: a task on VM `vmid` of `node`. `work` runs on the VM when the task ends; a VM gone from
+   * the node by then fails the task with `missing` (each call words it as its PVE route does).
+   */
+  #vmTask(
+    r: Req,
+    node: string,
+    type: string,
+    vmid: number,
+    missing: string,
+    work: (vm: FakeVm) => string | undefined,
+  ): string {
+    return this.#task(r, node, type, String(vmid), () => {
+      const vm = this.vms.get(vmid);
+      return !vm || vm.node !== node ? missing : work(vm);
+    });
   }
 
   #lockOf(vm: FakeVm): string | undefined {
@@ -799,10 +820,7 @@ export class FakePve {
       if (!disk) throw paramFail({ disk: 'property is missing and it is not optional' });
       if (!size || !/^\+?\d+(\.\d+)?[KMGT]?$/.test(size))
         throw paramFail({ size: `value does not match the regex pattern` });
-      return this.#task(r, node, 'resize', String(vmid), () => {
-        const vm = this.vms.get(vmid);
-        if (!vm || vm.node !== node)
-          return `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`;
+      return this.#vmTask(r, node, 'resize', vmid, noConfig(node, vmid), (vm) => {
         const lock = this.#lockOf(vm);
         if (lock) return `VM is locked (${lock})`;
         const drive = vm.config[disk];
@@ -822,10 +840,7 @@ export class FakePve {
       const node = m[1]!;
       const vmid = Number(m[2]);
       this.#priv(r, `/vms/${vmid}`, 'VM.PowerMgmt');
-      return this.#task(r, node, 'qmstart', String(vmid), () => {
-        const vm = this.vms.get(vmid);
-        if (!vm || vm.node !== node)
-          return `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`;
+      return this.#vmTask(r, node, 'qmstart', vmid, noConfig(node, vmid), (vm) => {
         if (Number(vm.config.template) === 1) return "you can't start a vm if it's a template";
         const lock = this.#lockOf(vm);
         if (lock && lock !== 'suspended') return `VM is locked (${lock})`;
@@ -852,10 +867,8 @@ export class FakePve {
       const node = m[1]!;
       const vmid = Number(m[2]);
       this.#priv(r, `/vms/${vmid}`, 'VM.PowerMgmt');
-      return this.#task(r, node, 'qmstop', String(vmid), () => {
-        const vm = this.vms.get(vmid);
-        if (!vm || vm.node !== node)
-          return `unable to find configuration file for VM ${vmid} on node '${node}'`;
+      const missing = `unable to find configuration file for VM ${vmid} on node '${node}'`;
+      return this.#vmTask(r, node, 'qmstop', vmid, missing, (vm) => {
         const lock = this.#lockOf(vm);
         if (lock) return `VM is locked (${lock})`;
         vm.running = false; // not running: task OK, no-op
@@ -1181,9 +1194,7 @@ function faultFor(kind: FakeFaultKind, path: string): HttpFail {
     case 'busy': // §4 flock timeout
       return fail(500, `can't lock file '/var/lock/qemu-server/lock-${vm?.[2] ?? '0'}.conf' - got timeout`);
     case 'not-found': // §4 / §10
-      return vm
-        ? fail(500, `Configuration file 'nodes/${vm[1]}/qemu-server/${vm[2]}.conf' does not exist`)
-        : fail(500, `storage '${storage}' does not exist`);
+      return vm ? fail(500, noConfig(vm[1]!, vm[2]!)) : fail(500, `storage '${storage}' does not exist`);
     case 'out-of-capacity':
       return fail(
         500,
