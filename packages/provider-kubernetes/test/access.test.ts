@@ -1,33 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import {
-  CheckReason,
-  type CreateRequest,
-  ErrorCode,
-  ErrorKind,
-  instanceName,
-  type ProviderError,
-} from '@egress-proxies/contract';
+import { CheckReason, ErrorCode, ErrorKind } from '@egress-proxies/contract';
 import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesProvider } from '../src/index.js';
 import { CONTROL_PLANE_BUDGET_MS, deleteQuota, must, setPodQuota } from '../src/test/kube.js';
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ProviderError;
-  }
-  throw new Error('expected a rejection');
-}
-
-const request = (namespace: string): CreateRequest => ({
-  name: instanceName(namespace, randomUUID()),
-  namespace,
-  uid: randomUUID(),
-  port: 3128,
-  placement: {},
-});
+import { createRequest, rejection } from './helpers.js';
 
 describe('RBAC, quota and the Checker against a real API server', () => {
   let cp: KubeControlPlane;
@@ -47,7 +23,7 @@ describe('RBAC, quota and the Checker against a real API server', () => {
       { namespacePolicy: 'fixed', namespace: 'rbac' },
       { name: 'k8s-limited', kubeConfig: cp.kubeconfig(reader) },
     );
-    const e = await rejection(provider.create(request('rbac')));
+    const e = await rejection(provider.create(createRequest('rbac')));
     expect(e.kind).toBe(ErrorKind.Permanent);
     expect(e.code).toBe(ErrorCode.Forbidden);
     expect(e.provider).toBe('k8s-limited');
@@ -84,7 +60,7 @@ describe('RBAC, quota and the Checker against a real API server', () => {
     const [ok] = await fixed.check();
     expect(ok?.ready).toBe(true);
     expect(ok?.reason).toBe(CheckReason.Ready);
-    const id = await fixed.create(request('full'));
+    const id = await fixed.create(createRequest('full'));
     expect((await fixed.listByTag()).map((i) => i.id)).toContain(id);
     await fixed.delete(id);
 
@@ -128,7 +104,7 @@ describe('RBAC, quota and the Checker against a real API server', () => {
   it('a ResourceQuota with room for no Pod makes create QuotaExceeded; lifting it lets the retry through', async () => {
     const provider = createKubernetesProvider({}, { kubeConfig: cp.kubeconfig() });
     await setPodQuota(cp, 'quota', 'no-pods', 0);
-    const req = request('quota');
+    const req = createRequest('quota');
     const e = await rejection(provider.create(req));
     expect(e.kind).toBe(ErrorKind.QuotaExceeded);
     expect(e.code).toBe(ErrorCode.QuotaExceeded);
@@ -142,7 +118,7 @@ describe('RBAC, quota and the Checker against a real API server', () => {
   it('a quota already used up (used equals hard) is QuotaExceeded too', async () => {
     const provider = createKubernetesProvider({}, { kubeConfig: cp.kubeconfig() });
     await setPodQuota(cp, 'quota', 'one-pod', 1, 1);
-    const e = await rejection(provider.create(request('quota')));
+    const e = await rejection(provider.create(createRequest('quota')));
     expect(e.kind).toBe(ErrorKind.QuotaExceeded);
     await deleteQuota(cp, 'quota', 'one-pod');
   });

@@ -5,7 +5,6 @@ import {
   ErrorKind,
   InstanceState,
   instanceName,
-  type ProviderError,
 } from '@egress-proxies/contract';
 import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,17 +15,9 @@ import {
   type KubernetesProvider,
 } from '../src/index.js';
 import { CONTROL_PLANE_BUDGET_MS, forceDeletePod, must } from '../src/test/kube.js';
+import { createRequest, rejection } from './helpers.js';
 
 const NS = 'lifecycle';
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ProviderError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('create, get, delete and list against a real API server', () => {
   let cp: KubeControlPlane;
@@ -43,16 +34,12 @@ describe('create, get, delete and list against a real API server', () => {
 
   const request = (over: Partial<CreateRequest> = {}): CreateRequest => {
     const proxy = `p-${randomUUID().slice(0, 8)}`;
-    return {
+    return createRequest(NS, {
       name: instanceName(NS, proxy),
-      namespace: NS,
       proxyName: proxy,
-      uid: randomUUID(),
-      port: 3128,
-      placement: {},
       installation: 'inst-a',
       ...over,
-    };
+    });
   };
   const readPod = async (ns: string, name: string) =>
     (await must(cp.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`), [200], 'read pod')).json<{

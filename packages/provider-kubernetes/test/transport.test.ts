@@ -1,12 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import {
-  type CreateRequest,
-  ErrorCode,
-  ErrorKind,
-  instanceName,
-  type ProviderError,
-} from '@egress-proxies/contract';
+import { ErrorCode, ErrorKind } from '@egress-proxies/contract';
 import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
 import { context, trace } from '@opentelemetry/api';
@@ -20,26 +13,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesProvider, type KubeFetch } from '../src/index.js';
 import { CONTROL_PLANE_BUDGET_MS, must, relayKubeconfig } from '../src/test/kube.js';
 import { KubeRelay } from '../src/test/relay.js';
+import { createRequest, rejection } from './helpers.js';
 
 const NS = 'transport';
 
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ProviderError;
-  }
-  throw new Error('expected a rejection');
-}
-
-const request = (): CreateRequest => ({
-  name: instanceName(NS, randomUUID()),
-  namespace: NS,
-  uid: randomUUID(),
-  port: 3128,
-  placement: {},
-  cloudInit: '#cloud-config\nsecret: do-not-log-me',
-});
+const request = () => createRequest(NS, { cloudInit: '#cloud-config\nsecret: do-not-log-me' });
 
 describe('the client-node adapter through a fault-injecting relay', () => {
   let cp: KubeControlPlane;
