@@ -1,22 +1,35 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 const REMOTE_PROGRAM = 0x20008086;
 const PROC_AUTH_LIST = 66;
 const TYPE_REPLY = 1;
 
-/** True when something accepts a connection on the unix socket at `path`. */
-export function canConnect(path: string, timeoutMs = 2_000): Promise<boolean> {
+/**
+ * What `watch` makes of a fresh connection `sock`, by calling `done` once: false when the
+ * connection fails or closes first, or after `timeoutMs`. The socket is destroyed either way.
+ */
+export function probeSocket(
+  sock: Socket,
+  timeoutMs: number,
+  watch: (done: (ok: boolean) => void) => void,
+): Promise<boolean> {
   return new Promise((resolve) => {
-    const sock = connect(path);
     const timer = setTimeout(() => done(false), timeoutMs);
-    sock.once('connect', () => done(true));
-    sock.once('error', () => done(false));
     function done(ok: boolean) {
       clearTimeout(timer);
       sock.destroy();
       resolve(ok);
     }
+    sock.once('error', () => done(false));
+    sock.once('close', () => done(false));
+    watch(done);
   });
+}
+
+/** True when something accepts a connection on the unix socket at `path`. */
+export function canConnect(path: string, timeoutMs = 2_000): Promise<boolean> {
+  const sock = connect(path);
+  return probeSocket(sock, timeoutMs, (done) => sock.once('connect', () => done(true)));
 }
 
 /**
@@ -25,10 +38,9 @@ export function canConnect(path: string, timeoutMs = 2_000): Promise<boolean> {
  * them, and a client would hang.
  */
 export function libvirtdAnswers(path: string, timeoutMs = 3_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = connect(path);
-    let buf = Buffer.alloc(0);
-    const timer = setTimeout(() => done(false), timeoutMs);
+  const sock = connect(path);
+  let buf = Buffer.alloc(0);
+  return probeSocket(sock, timeoutMs, (done) => {
     sock.once('connect', () => {
       const pkt = Buffer.alloc(28);
       pkt.writeUInt32BE(28, 0);
@@ -50,12 +62,5 @@ export function libvirtdAnswers(path: string, timeoutMs = 3_000): Promise<boolea
         buf.readUInt32BE(20) === 1;
       done(ok);
     });
-    sock.once('error', () => done(false));
-    sock.once('close', () => done(false));
-    function done(ok: boolean) {
-      clearTimeout(timer);
-      sock.destroy();
-      resolve(ok);
-    }
   });
 }

@@ -7,6 +7,7 @@ import { sleep } from './abort.js';
 import { TestEnvError } from './errors.js';
 import { freePort } from './free-port.js';
 import { descendants, terminate } from './processes.js';
+import { probeSocket } from './socket-probe.js';
 import { generateKeyPair, type KeyPair, writeKnownHosts } from './ssh-keys.js';
 
 export interface SshEndpoint {
@@ -106,21 +107,13 @@ function sshdConfig(o: {
 
 /** Resolves once the port sends an SSH banner; false if it does not within `timeoutMs`. */
 function bannerArrives(port: number, timeoutMs = 2_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
-    let got = '';
-    const timer = setTimeout(() => done(false), timeoutMs);
+  const sock = connect(port, '127.0.0.1');
+  let got = '';
+  return probeSocket(sock, timeoutMs, (done) => {
     sock.on('data', (c: Buffer) => {
       got += c.toString('latin1');
       if (got.includes('\n')) done(got.startsWith('SSH-2.0-'));
     });
-    sock.once('error', () => done(false));
-    sock.once('close', () => done(false));
-    function done(ok: boolean) {
-      clearTimeout(timer);
-      sock.destroy();
-      resolve(ok);
-    }
   });
 }
 
