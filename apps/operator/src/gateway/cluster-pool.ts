@@ -11,6 +11,7 @@ import {
 } from '../api/proxy-pool.js';
 import { validate } from '../api/schema.js';
 import { COOLED_DOWN_ANNOTATION, formatCooldownMark, parseCooldownMark } from '../pool/cooldown-mark.js';
+import { gatewayMember } from '../pool/pool-member.js';
 import { kubeCall } from '../store/kube-call-options.js';
 import { isKubeConflict, isKubeNotFound } from '../store/kube-errors.js';
 import { type ProxyUsers, proxyUsersFrom } from './basic-auth.js';
@@ -34,15 +35,6 @@ function defaultGatewaySpec(): GatewaySpec {
   const r = validate(proxyPoolGatewaySchema, {}, 'spec.gateway');
   if (!r.ok) throw new Error('the default spec.gateway does not validate');
   return r.value;
-}
-
-/**
- * A Ready Proxy with an address as a gateway member. The port is the one its provider reported
- * (status.port, for providers that allocate ports); spec.port is only what was asked for.
- */
-export function gatewayMember(p: ProxyObject): GatewayMember | undefined {
-  if (p.status?.phase !== 'Ready' || !p.status.ip) return undefined;
-  return { name: p.metadata.name, host: p.status.ip, port: p.status.port ?? p.spec.port ?? 3128 };
 }
 
 /**
