@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalProvider } from '@egress-proxies/provider-local';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
-import { KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ProxyObject } from '../src/api/proxy.js';
+import { markCooledDown } from '../src/gateway/cluster-pool.js';
 import { MEMBER_HEADER } from '../src/gateway/gateway-server.js';
-import { getVia, startEchoTarget, tunnelVia } from '../src/gateway/test-support.js';
+import { getVia, heldAnswer, startEchoTarget, tunnelVia } from '../src/gateway/test-support.js';
 import { type RunningOperator, startOperator } from '../src/operator.js';
 import { KubePoolController } from '../src/pool/kube-pool-controller.js';
 import { startEchoServer } from '../src/standalone/echo-server.js';
@@ -32,6 +33,7 @@ const dir = mkdtempSync(join(tmpdir(), 'ep-gw-pool-'));
 const alice = { user: 'alice', password: 'pw-alice' };
 
 let cp: KubeControlPlane;
+let kc: KubeConfig;
 let op: RunningOperator | undefined;
 let pools: KubePoolController | undefined;
 let probeTarget: Awaited<ReturnType<typeof startEchoServer>>;
@@ -139,7 +141,7 @@ beforeAll(async () => {
       )
       .join(''),
   );
-  const kc = new KubeConfig();
+  kc = new KubeConfig();
   kc.loadFromString(cp.kubeconfig());
   op = await startOperator({
     kubeConfig: kc,
@@ -334,12 +336,45 @@ describe('egress-proxies gateway --pool in the cluster', () => {
       (await poolObject()).status?.members?.some((m) => m.name === banned && m.cooledDown === true),
     );
 
-    // A change of spec.gateway applies without a restart: 429 now bans too.
-    await patchPool({ spec: { gateway: { banStatuses: [403, 429] } } });
     const markOf = async (name: string) =>
       (await members()).find((p) => p.metadata.name === name)?.metadata.annotations?.[
         'egress-proxies.dev/cooled-down'
       ];
+    const endOf = (m: string) => Date.parse(m.split(' ')[2] as string);
+
+    // A ban answered while its member already cools down (a request that was in flight) moves the
+    // end of the cooldown, and the mark follows: what the pool and the other replica read ends
+    // where the cooldown does.
+    const held = [heldAnswer(), heldAnswer()];
+    target.answerNext.push(...held.map((h) => h.answer));
+    const pinned = { user: 'alice-session-held', password: alice.password };
+    const inFlight = [getVia(a.port, target.url, pinned), getVia(a.port, target.url, pinned)];
+    await waitFor('both requests at the target', () => target.answerNext.length === 0);
+    held[0]?.release(403);
+    const again = (await Promise.race(inFlight)).headers[MEMBER_HEADER] as string;
+    const firstMark = await waitFor(`${again} marked`, () => markOf(again));
+    held[1]?.release(403);
+    expect((await Promise.all(inFlight)).map((r) => r.headers[MEMBER_HEADER])).toEqual([again, again]);
+    const movedMark = await waitFor('the mark moved to the later end', async () => {
+      const m = await markOf(again);
+      return m && m !== firstMark ? m : undefined;
+    });
+    expect(endOf(movedMark)).toBeGreaterThan(endOf(firstMark));
+
+    // A mark's end only moves later: a write that was overtaken (or another replica's earlier
+    // end) leaves it, and two racing writes leave the later end.
+    const api = kc.makeApiClient(CustomObjectsApi);
+    const ref = { namespace: NS, name: POOL };
+    const write = (until: number) =>
+      markCooledDown(api, ref, { member: again, reason: 'status-429', at: Date.now(), until }, 3_600_000);
+    expect(await write(endOf(firstMark))).toBe(false);
+    expect(await markOf(again)).toBe(movedMark);
+    const [sooner, later] = [endOf(movedMark) + 1_000, endOf(movedMark) + 2_000];
+    await Promise.all([write(later), write(sooner)]);
+    expect(endOf((await markOf(again)) as string)).toBe(later);
+
+    // A change of spec.gateway applies without a restart: 429 now bans too.
+    await patchPool({ spec: { gateway: { banStatuses: [403, 429] } } });
     const second = await waitFor(
       'a 429 cools a member down',
       async () => {

@@ -82,6 +82,15 @@ describe('ProxyPool under up', () => {
     // The port in the spec is taken (the echo server holds it): the gateway took a free one.
     expect(v2.gateway).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await sa.pools.step();
+    // The view lists each member where the gateway reaches it (the port the provider allocated),
+    // with the fields of the cluster's status.members.
+    const routed = sa.pools.gateway('default/crawl')?.members.members() ?? [];
+    expect(routed).toHaveLength(2);
+    expect(
+      view()
+        ?.members.map((m) => `${m.name} ${m.provider} ${m.ip}:${m.port}`)
+        .sort(),
+    ).toEqual(routed.map((m) => `${m.name} local ${m.host}:${m.port}`).sort());
     const spread = await egressThrough(v2.gateway as string, echo.url, { count: 4 });
     expect(new Set(spread).size).toBe(2);
     const sticky = await egressThrough(v2.gateway as string, echo.url, { count: 3, session: 's1' });

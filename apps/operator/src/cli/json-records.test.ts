@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { proxyRecord as proxy } from '../standalone/proxy-record-fixture.js';
-import { providerJson, proxyJson } from './json-records.js';
+import { poolJson, providerJson, proxyJson } from './json-records.js';
 
 describe('--output json records', () => {
   it('a Proxy keeps JSON types: healthy a boolean, the endpoint an object, a type field', () => {
@@ -57,5 +57,27 @@ describe('--output json records', () => {
       summary: '0/1',
       targets: [{ target: 'nas1', ready: false, reason: 'Unreachable' }],
     });
+  });
+
+  it('a pool: its view under the record type, every member with where it listens', () => {
+    const member = {
+      name: 'crawl-abcde',
+      provider: 'local',
+      ip: '127.0.0.1',
+      port: 40017,
+      createdAt: '2026-12-04T10:00:00.000Z',
+      ready: true,
+      cooledDown: false,
+    };
+    const view = { key: 'default/crawl', desired: 2, replicas: 1, ready: 1, updated: 1, members: [member] };
+    const rec = poolJson({ ...view, gateway: 'http://127.0.0.1:8080' });
+    expect(rec).toMatchObject({
+      type: 'pool',
+      pool: 'default/crawl',
+      desired: 2,
+      replicas: 1,
+      members: [member],
+    });
+    expect(rec).not.toHaveProperty('key');
   });
 });

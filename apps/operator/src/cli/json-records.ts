@@ -1,3 +1,4 @@
+import type { PoolView } from '../pool/standalone-pools.js';
 import type { ProviderRecord, ProxyRecord } from '../standalone/state-file.js';
 
 /**
@@ -65,6 +66,18 @@ export function providerJson(p: ProviderRecord): ProviderJson {
     })),
     ...(s.lastCheckTime ? { lastCheckTime: s.lastCheckTime } : {}),
   };
+}
+
+/** A pool under `up`: its view by the same names (members as the cluster's status.members). */
+export interface PoolJson extends JsonRecord, Omit<PoolView, 'key'> {
+  type: 'pool';
+  /** `namespace/name`. */
+  pool: string;
+}
+
+export function poolJson(v: PoolView): PoolJson {
+  const { key, ...view } = v;
+  return { type: 'pool', pool: key, ...view };
 }
 
 /** One line of `--output json`. */

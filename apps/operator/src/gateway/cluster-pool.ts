@@ -11,7 +11,9 @@ import {
 } from '../api/proxy-pool.js';
 import { validate } from '../api/schema.js';
 import { COOLED_DOWN_ANNOTATION, formatCooldownMark, parseCooldownMark } from '../pool/cooldown-mark.js';
+import { gatewayMember } from '../pool/pool-member.js';
 import { kubeCall } from '../store/kube-call-options.js';
+import { isKubeConflict, isKubeNotFound } from '../store/kube-errors.js';
 import { type ProxyUsers, proxyUsersFrom } from './basic-auth.js';
 import type { CooldownMark, GatewayMember } from './member-table.js';
 import type { GatewaySpec } from './spec-settings.js';
@@ -33,15 +35,6 @@ function defaultGatewaySpec(): GatewaySpec {
   const r = validate(proxyPoolGatewaySchema, {}, 'spec.gateway');
   if (!r.ok) throw new Error('the default spec.gateway does not validate');
   return r.value;
-}
-
-/**
- * A Ready Proxy with an address as a gateway member. The port is the one its provider reported
- * (status.port, for providers that allocate ports); spec.port is only what was asked for.
- */
-export function gatewayMember(p: ProxyObject): GatewayMember | undefined {
-  if (p.status?.phase !== 'Ready' || !p.status.ip) return undefined;
-  return { name: p.metadata.name, host: p.status.ip, port: p.status.port ?? p.spec.port ?? 3128 };
 }
 
 /**
@@ -78,23 +71,52 @@ export async function readClusterPool(
   return { gateway, members, marks };
 }
 
-/** Writes a member's cooled-down mark, for the other replicas and the pool controller. */
+/** Conflicting writes of one mark tried before giving up (the next pool refresh writes it again). */
+const MARK_ATTEMPTS = 5;
+
+/**
+ * Writes a member's cooled-down mark, for the other replicas and the pool controller, unless the
+ * mark there ends as late or later already (another replica's, or a write that overtook this one):
+ * a mark's end only moves later. The write names the resourceVersion it read, so a change in
+ * between is a conflict and the comparison runs again. False when nothing was written.
+ */
 export async function markCooledDown(
   api: CustomObjectsApi,
   pool: PoolRef,
   mark: { member: string; reason: string; at: number; until: number },
-): Promise<void> {
-  await api.patchNamespacedCustomObject(
-    {
-      group: GROUP,
-      version: VERSION,
-      namespace: pool.namespace,
-      plural: PROXY.plural,
-      name: mark.member,
-      body: { metadata: { annotations: { [COOLED_DOWN_ANNOTATION]: formatCooldownMark(mark) } } },
-    },
-    kubeCall({ contentType: PatchStrategy.MergePatch }),
-  );
+  cooldownMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const ref = { group: GROUP, version: VERSION, namespace: pool.namespace, plural: PROXY.plural };
+  for (let attempt = 1; ; attempt++) {
+    let p: ProxyObject;
+    try {
+      p = (await api.getNamespacedCustomObject(
+        { ...ref, name: mark.member },
+        kubeCall(signal ? { signal } : {}),
+      )) as ProxyObject;
+    } catch (err) {
+      // A member that is gone needs no mark.
+      if (isKubeNotFound(err)) return false;
+      throw err;
+    }
+    const there = parseCooldownMark(p.metadata.annotations?.[COOLED_DOWN_ANNOTATION], cooldownMs);
+    if (there && there.until >= mark.until) return false;
+    const metadata = {
+      resourceVersion: p.metadata.resourceVersion,
+      annotations: { [COOLED_DOWN_ANNOTATION]: formatCooldownMark(mark) },
+    };
+    try {
+      await api.patchNamespacedCustomObject(
+        { ...ref, name: mark.member, body: { metadata } },
+        kubeCall({ contentType: PatchStrategy.MergePatch, ...(signal ? { signal } : {}) }),
+      );
+      return true;
+    } catch (err) {
+      if (isKubeNotFound(err)) return false;
+      if (!isKubeConflict(err) || attempt >= MARK_ATTEMPTS) throw err;
+    }
+  }
 }
 
 /** The proxy users in a Secret (key: user, value: password), as the gateway's users. */

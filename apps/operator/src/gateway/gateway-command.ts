@@ -14,6 +14,7 @@ import {
   readClusterPool,
   readUsersSecret,
 } from './cluster-pool.js';
+import { CooldownMarkWriter, marksBehind } from './cooldown-mark-writer.js';
 import type { GatewayFlags } from './gateway-flags.js';
 import {
   GatewayConfigError,
@@ -103,6 +104,20 @@ export async function gatewayCommand(flags: GatewayFlags, stopped: Promise<void>
     throw new FlagError(`ProxyPool ${poolKey} has spec.gateway.enabled: false; it has no gateway to serve`);
   const readUsers = usersSource(flags, cluster?.core, pool);
   let gw: RunningGateway;
+  // The marks tell the other replicas (and the pool controller, for `rotation.onBan`).
+  const marks =
+    cluster && pool
+      ? new CooldownMarkWriter(
+          (mark) => markCooledDown(cluster.api, pool, mark, gw.members.settings.cooldownMs, abort.signal),
+          (mark, err) => {
+            if (!abort.signal.aborted)
+              log.warn(
+                { member: mark.member, error: describeKubeError(err) },
+                'gateway: cannot mark the member cooled down',
+              );
+          },
+        )
+      : undefined;
   try {
     const users = await readUsers(first?.gateway, abort.signal);
     gw = await startGateway({
@@ -112,12 +127,9 @@ export async function gatewayCommand(flags: GatewayFlags, stopped: Promise<void>
       ...(users ? { users } : {}),
       ...effectiveSettings(flags, first?.gateway),
       logger: log,
-      // The mark tells the other replicas (and the pool controller, for `rotation.onBan`).
+      // Its start and every later end: the mark ends where the cooldown in force does.
       onCooldown: (member, reason, until, origin) => {
-        if (!cluster || !pool || origin !== 'local') return;
-        markCooledDown(cluster.api, pool, { member, reason, at: Date.now(), until }).catch((err) =>
-          log.warn({ member, error: describeKubeError(err) }, 'gateway: cannot mark the member cooled down'),
-        );
+        if (origin === 'local') marks?.record({ member, reason, until, at: Date.now() });
       },
     });
   } catch (err) {
@@ -128,6 +140,8 @@ export async function gatewayCommand(flags: GatewayFlags, stopped: Promise<void>
     gw.configure(effectiveSettings(flags, p.gateway));
     gw.members.setMembers(p.members);
     gw.members.applyMarks(p.marks);
+    // A mark behind this replica's cooldown (its write failed, someone removed it) is written again.
+    for (const c of marksBehind(gw.members.cooledDown(), p.marks)) marks?.record({ ...c, at: Date.now() });
   };
   if (flags.members) gw.members.setMembers(flags.members);
   if (first) apply(first);

@@ -9,10 +9,12 @@ import {
   startGateway,
 } from './gateway-server.js';
 import type { GatewayMember, Selection } from './member-table.js';
+import { SESSION_HEADER } from './session.js';
 import {
   echoes,
   egressVia,
   getVia,
+  heldAnswer,
   startEchoTarget,
   startMember,
   startTcpEcho,
@@ -292,6 +294,45 @@ describe('gateway: failures and bans', () => {
     );
     expect(text).toMatch(
       new RegExp(`egress_proxies_gateway_member_cooled_down\\{pool="test",member="${banned.name}"\\} 1`),
+    );
+  });
+
+  it('a ban answered while the member cools down moves the end, reports it, and counts one cooldown', async () => {
+    let now = 1_000;
+    const reported: string[] = [];
+    const g = await gateway({
+      cooldownMs: 60_000,
+      now: () => now,
+      onCooldown: (member, reason, until, origin, change) =>
+        reported.push(`${member} ${reason} ${until} ${origin} ${change}`),
+    });
+    // Two requests of one session (so one member), both at the target before either is answered.
+    const first = heldAnswer();
+    const second = heldAnswer();
+    target.answerNext.push(first.answer, second.answer);
+    const o = { headers: { [SESSION_HEADER]: 'held' } };
+    const requests = [getVia(g.port, target.url, o), getVia(g.port, target.url, o)];
+    while (target.answerNext.length > 0) await new Promise((r) => setTimeout(r, 10));
+    first.release(429);
+    const early = await Promise.race(requests);
+    const member = early.headers[MEMBER_HEADER] as string;
+    expect(reported).toEqual([`${member} status-429 61000 local started`]);
+    now += 5_000;
+    second.release(429);
+    const late = await Promise.all(requests);
+    expect(late.map((r) => [r.status, r.headers[MEMBER_HEADER]])).toEqual([
+      [429, member],
+      [429, member],
+    ]);
+    expect(reported).toEqual([
+      `${member} status-429 61000 local started`,
+      `${member} status-429 66000 local extended`,
+    ]);
+    expect(g.members.cooledDown()).toEqual([{ member, until: 66_000, reason: 'status-429' }]);
+    expect(await g.metrics.registry.metrics()).toMatch(
+      new RegExp(
+        `egress_proxies_gateway_cooldowns_total\\{pool="test",member="${member}",reason="status-429"\\} 1`,
+      ),
     );
   });
 

@@ -7,7 +7,7 @@ import { debugEnabled, type GatewayContext } from './gateway-context.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { GatewayStats } from './gateway-stats.js';
 import {
-  type CooldownOrigin,
+  type CooldownListener,
   MemberTable,
   type MemberTableOptions,
   type MemberTableSettings,
@@ -39,8 +39,11 @@ export interface GatewayOptions
   connectAttempts?: number;
   metrics?: GatewayMetrics;
   logger?: OpLogger;
-  /** A member entered cooldown: by this gateway (`local`, worth sharing) or from a shared mark. */
-  onCooldown?: (member: string, reason: string, until: number, origin: CooldownOrigin) => void;
+  /**
+   * A member entered cooldown, or a later ban moved its end: by this gateway (`local`, worth
+   * sharing) or from a shared mark.
+   */
+  onCooldown?: CooldownListener;
 }
 
 export interface RunningGateway {
@@ -102,14 +105,19 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
   metrics.register(stats);
   const members = new MemberTable({
     ...opts,
-    onCooldown: (member, reason, until, origin) => {
+    onCooldown: (member, reason, until, origin, change) => {
       const s = stats.member(member);
       s.cooledDown = 1;
-      if (origin === 'local') {
+      // A later ban on a member already cooling down is no new cooldown: only its end moves.
+      if (origin === 'local' && change === 'started') {
         stats.cooldown(member, reason);
         log.warn({ member, reason, until: new Date(until).toISOString() }, 'gateway: member cooled down');
-      }
-      opts.onCooldown?.(member, reason, until, origin);
+      } else if (origin === 'local')
+        log.debug(
+          { member, reason, until: new Date(until).toISOString() },
+          'gateway: member cooldown extended',
+        );
+      opts.onCooldown?.(member, reason, until, origin, change);
     },
     onRecover: (member) => {
       const s = stats.members.get(member);

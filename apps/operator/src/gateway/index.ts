@@ -10,7 +10,10 @@ export {
   startGateway,
 } from './gateway-server.js';
 export {
+  type CooldownChange,
+  type CooldownListener,
   type CooldownMark,
+  type CooldownOrigin,
   type GatewayMember,
   MemberTable,
   SELECTIONS,

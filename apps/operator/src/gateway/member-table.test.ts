@@ -67,6 +67,29 @@ describe('MemberTable: sessions across replicas', () => {
     expect(b.choose('s-1')?.member.name).toBe(victim);
   });
 
+  it('reports every later end of a cooldown, local or shared, and nothing for an earlier one', () => {
+    let now = 0;
+    const reported: string[] = [];
+    const t = new MemberTable({
+      now: () => now,
+      cooldownMs: 1_000,
+      onCooldown: (m, reason, until, origin, change) =>
+        reported.push(`${m} ${reason} ${until} ${origin} ${change}`),
+    });
+    t.setMembers(ms(2));
+    t.coolDown('crawl-0', 'status-429');
+    now = 400;
+    t.coolDown('crawl-0', 'status-403');
+    t.applyMarks([{ member: 'crawl-0', until: 1_200, reason: 'status-429' }]);
+    t.applyMarks([{ member: 'crawl-0', until: 2_000, reason: 'connect-failed' }]);
+    expect(reported).toEqual([
+      'crawl-0 status-429 1000 local started',
+      'crawl-0 status-403 1400 local extended',
+      'crawl-0 connect-failed 2000 shared extended',
+    ]);
+    expect(t.cooledDown()).toEqual([{ member: 'crawl-0', until: 2_000, reason: 'connect-failed' }]);
+  });
+
   it('ignores marks for members it does not have and marks already over', () => {
     const t = new MemberTable({ now: () => 100 });
     t.setMembers(ms(2));

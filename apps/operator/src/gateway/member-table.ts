@@ -13,6 +13,17 @@ export const SELECTIONS: readonly Selection[] = ['round-robin', 'random', 'least
 /** Where a cooldown came from: this gateway's own observation, or another replica's mark. */
 export type CooldownOrigin = 'local' | 'shared';
 
+/** A member entered cooldown, or a later ban moved the end of the one it was in. */
+export type CooldownChange = 'started' | 'extended';
+
+export type CooldownListener = (
+  member: string,
+  reason: string,
+  until: number,
+  origin: CooldownOrigin,
+  change: CooldownChange,
+) => void;
+
 /** A member's cooldown as every replica can read it: until when, and why. */
 export interface CooldownMark {
   member: string;
@@ -32,8 +43,11 @@ export interface MemberTableSettings {
 export interface MemberTableOptions extends MemberTableSettings {
   now?: () => number;
   random?: () => number;
-  /** Called once when a member enters cooldown (metrics, the shared mark, `rotation.onBan`). */
-  onCooldown?: (member: string, reason: string, until: number, origin: CooldownOrigin) => void;
+  /**
+   * Called when a member enters cooldown (metrics, the shared mark, `rotation.onBan`), and again
+   * each time a later ban moves its end: whatever records the cooldown must follow its end.
+   */
+  onCooldown?: CooldownListener;
   /** Called when a member's cooldown ends or the member leaves while cooled down. */
   onRecover?: (member: string) => void;
 }
@@ -178,10 +192,9 @@ export class MemberTable {
     if (old && old.until >= until) return;
     this.#cooldown.set(member, { until, reason });
     this.#nextExpiry = Math.min(this.#nextExpiry, until);
-    // A longer cooldown for a member already out of rotation only moves its end.
-    if (old) return;
-    this.#refresh();
-    this.#onCooldown?.(member, reason, until, origin);
+    // A member already out of rotation keeps the table; only the end (and its record) moves.
+    if (!old) this.#refresh();
+    this.#onCooldown?.(member, reason, until, origin, old ? 'extended' : 'started');
   }
 
   #sticky(session: string, exclude?: ReadonlySet<string>): Choice {

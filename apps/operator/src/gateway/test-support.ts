@@ -23,14 +23,15 @@ export async function startMember(name: string, localAddress: string): Promise<T
 
 /**
  * Answers `{"ip": <caller>}`, or 429 to callers in `banned`; a status pushed on `answerNext` is the
- * answer to the next request, whoever sends it.
+ * answer to the next request, whoever sends it (a promise: once it settles, so answers can be held).
  */
 export async function startEchoTarget(banned = new Set<string>()) {
-  const answerNext: number[] = [];
+  const answerNext: (number | Promise<number>)[] = [];
   const server = createHttpServer((req, res) => {
     const ip = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     const next = answerNext.shift();
-    if (next !== undefined) return void res.writeHead(next).end(`answered ${next}\n`);
+    if (next !== undefined)
+      return void Promise.resolve(next).then((status) => res.writeHead(status).end(`answered ${status}\n`));
     if (banned.has(ip)) return void res.writeHead(429).end('slow down\n');
     res
       .writeHead(200, { 'content-type': 'application/json' })
@@ -48,6 +49,15 @@ export async function startEchoTarget(banned = new Set<string>()) {
         server.close(() => r());
       }),
   };
+}
+
+/** An answer for the echo target's `answerNext` that is held until `release(status)`. */
+export function heldAnswer(): { answer: Promise<number>; release: (status: number) => void } {
+  let release: (status: number) => void = () => {};
+  const answer = new Promise<number>((r) => {
+    release = r;
+  });
+  return { answer, release };
 }
 
 /** A TCP server echoing what it reads, the far end of CONNECT tunnels. */

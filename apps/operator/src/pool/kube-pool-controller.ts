@@ -18,6 +18,7 @@ import { observeGateway } from './gateway-service.js';
 import { memberName } from './member-name.js';
 import { planInputFor } from './plan-input.js';
 import { type PlanMember, planPool } from './plan-pool.js';
+import { memberReady, poolMemberStatus } from './pool-member.js';
 import { templateHash } from './template-hash.js';
 
 export interface KubePoolControllerOptions {
@@ -134,7 +135,7 @@ export class KubePoolController {
       ...(p.spec.provider ? { provider: p.spec.provider } : {}),
       ...(p.spec.placement?.zone ? { zone: p.spec.placement.zone } : {}),
       createdAt: Date.parse(p.metadata.creationTimestamp ?? '') || now,
-      ready: p.status?.phase === 'Ready',
+      ready: memberReady(p),
       templateHash: p.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
       cooledDown: cooledNow(p),
     }));
@@ -198,7 +199,7 @@ export class KubePoolController {
       );
     const gone = new Set(plan.delete.map((d) => d.name));
     const kept = live.filter((p) => !gone.has(p.metadata.name));
-    const ready = kept.filter((p) => p.status?.phase === 'Ready').length;
+    const ready = kept.filter(memberReady).length;
     const updated =
       kept.filter((p) => p.metadata.labels?.[TEMPLATE_HASH_LABEL] === hash).length + plan.create.length;
     const old = pool.status?.conditions;
@@ -208,17 +209,7 @@ export class KubePoolController {
       ready,
       updated,
       observedGeneration: pool.metadata.generation ?? 0,
-      members: kept.map((p) => ({
-        name: p.metadata.name,
-        ...(p.spec.provider ? { provider: p.spec.provider } : {}),
-        ...(p.status?.ip ? { ip: p.status.ip } : {}),
-        // The port the provider allocated, else the one asked for: where the member listens.
-        ...(p.status?.ip && (p.status.port ?? p.spec.port) ? { port: p.status.port ?? p.spec.port } : {}),
-        ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
-        ...(p.metadata.creationTimestamp ? { createdAt: p.metadata.creationTimestamp } : {}),
-        ready: p.status?.phase === 'Ready',
-        cooledDown: cooledNow(p),
-      })),
+      members: kept.map((p) => poolMemberStatus(p, { cooledDown: cooledNow(p) })),
       ...(gw.endpoint ? { gateway: gw.endpoint } : {}),
       conditions: [
         condition(

@@ -1,5 +1,10 @@
 import type { ProxyObject } from '../api/proxy.js';
-import { POOL_LABEL, RECYCLE_ANNOTATION, TEMPLATE_HASH_LABEL } from '../api/proxy-pool.js';
+import {
+  POOL_LABEL,
+  type PoolMemberStatus,
+  RECYCLE_ANNOTATION,
+  TEMPLATE_HASH_LABEL,
+} from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
@@ -11,14 +16,21 @@ import { memberName } from './member-name.js';
 import { planInputFor } from './plan-input.js';
 import { planPool } from './plan-pool.js';
 import type { PoolDocument } from './pool-documents.js';
+import { gatewayMember, memberReady, poolMemberStatus } from './pool-member.js';
 import { templateHash } from './template-hash.js';
 
-/** What `up` shows about a pool. */
+/** What `up` shows about a pool: the counts and members of the cluster's status, by the same names. */
 export interface PoolView {
   key: string;
+  /** spec.replicas: how many members the pool wants. */
+  desired: number;
+  /** Members that exist. */
   replicas: number;
   ready: number;
-  members: { name: string; ready: boolean; egressIP?: string; cooledDown: boolean }[];
+  /** Members made from the current template. */
+  updated: number;
+  members: PoolMemberStatus[];
+  /** The in-process gateway's URL. */
   gateway?: string;
 }
 
@@ -29,8 +41,6 @@ export interface StandalonePoolsOptions {
   intervalMs?: number;
   now?: () => number;
 }
-
-/** Member names: the pool's name and five random lowercase characters, like a ReplicaSet's pods. */
 
 /**
  * ProxyPools under `up`: members are Proxies this controller adds to the file store's documents
@@ -104,18 +114,20 @@ export class StandalonePools {
 
   views(): PoolView[] {
     return [...this.#docs.entries()].map(([key, d]) => {
-      const members = (this.#state.members[key] ?? []).map((m) => this.#observe(d, m));
+      const records = this.#state.members[key] ?? [];
+      const members = records.map((m) => {
+        const { proxy, cooledDown } = this.#observe(d, m);
+        return poolMemberStatus(proxy, { cooledDown, createdAt: new Date(m.createdAt).toISOString() });
+      });
+      const hash = templateHash(d.spec.template);
       const g = this.#gateways.get(key);
       return {
         key,
-        replicas: d.spec.replicas,
+        desired: d.spec.replicas,
+        replicas: members.length,
         ready: members.filter((m) => m.ready).length,
-        members: members.map(({ name, ready, egressIP, cooledDown }) => ({
-          name,
-          ready,
-          cooledDown,
-          ...(egressIP ? { egressIP } : {}),
-        })),
+        updated: records.filter((m) => m.templateHash === hash).length,
+        members,
         ...(g ? { gateway: g.url } : {}),
       };
     });
@@ -135,7 +147,10 @@ export class StandalonePools {
       const hash = templateHash(d.spec.template);
       const recycle = d.annotations[RECYCLE_ANNOTATION];
       const fresh = recycle && this.#state.recycled?.[key] !== recycle ? recycle : undefined;
-      const observed = members.map((m) => this.#observe(d, m));
+      const observed = members.map((m) => {
+        const { ready, cooledDown } = this.#observe(d, m);
+        return { ...m, ready, cooledDown };
+      });
       const plan = planPool(planInputFor(d.spec, observed, this.#now(), fresh));
       if (fresh && plan.delete.some((x) => x.name === fresh)) {
         this.#state.recycled = { ...this.#state.recycled, [key]: fresh };
@@ -166,11 +181,12 @@ export class StandalonePools {
       const g = this.#gateways.get(key);
       // A changed spec.gateway applies to what comes next (the port only at the gateway's start).
       g?.configure(specSettings(d.spec.gateway));
+      // The same members, by the same rule, as a gateway in the cluster routes through.
       g?.members.setMembers(
-        (this.#state.members[key] ?? [])
-          .map((m) => ({ m, ep: store.endpoint(`${d.namespace}/${m.name}`), o: this.#observe(d, m) }))
-          .filter((x) => x.o.ready && x.ep)
-          .map((x) => ({ name: x.m.name, host: x.ep?.host as string, port: x.ep?.port as number })),
+        (this.#state.members[key] ?? []).flatMap((m) => {
+          const member = gatewayMember(this.#observe(d, m).proxy);
+          return member ? [member] : [];
+        }),
       );
     }
     if (changed) {
@@ -179,20 +195,11 @@ export class StandalonePools {
     }
   }
 
+  /** A member's Proxy as the store has it (before its first scan: the document it will get), and its cooldown. */
   #observe(d: PoolDocument, m: MemberRecord) {
-    const key = `${d.namespace}/${m.name}`;
-    const o = this.#store?.get(key);
-    const ready =
-      o?.status?.phase === 'Ready' &&
-      this.#store?.endpoint(key) !== undefined &&
-      !o.metadata.deletionTimestamp;
+    const proxy = this.#store?.get(`${d.namespace}/${m.name}`) ?? this.#memberDocument(d, m).proxy;
     const cooled = this.#gateways.get(`${d.namespace}/${d.name}`)?.members.cooledDown() ?? [];
-    return {
-      ...m,
-      ready,
-      cooledDown: cooled.some((c) => c.member === m.name),
-      ...(o?.status?.egressIP ? { egressIP: o.status.egressIP } : {}),
-    };
+    return { proxy, ready: memberReady(proxy), cooledDown: cooled.some((c) => c.member === m.name) };
   }
 
   #memberDocument(d: PoolDocument, m: MemberRecord): ProxyDocument {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { FlagError } from '../cli/flag-error.js';
-import { type JsonRecord, jsonLine, providerJson, proxyJson } from '../cli/json-records.js';
+import { type JsonRecord, jsonLine, poolJson, providerJson, proxyJson } from '../cli/json-records.js';
 import type { StandaloneFlags } from '../cli/standalone-flags.js';
 import { createOperatorLogger, providerLoggerFrom } from '../log/logger.js';
 import { textDestination } from '../log/text-format.js';
@@ -362,12 +362,10 @@ async function announcePool(
 ): Promise<boolean> {
   const line = `curl -x ${pool.gateway} ${target}`;
   const sessionLine = `curl -x ${pool.gateway.replace('://', '://demo-session-42:x@')} ${target}`;
-  view.say(`pool ${pool.key}: ${pool.ready}/${pool.replicas} Ready behind the gateway ${pool.gateway}`, {
-    type: 'pool',
-    pool: pool.key,
-    ready: pool.ready,
-    gateway: pool.gateway,
-  });
+  view.say(
+    `pool ${pool.key}: ${pool.ready}/${pool.desired} Ready behind the gateway ${pool.gateway}`,
+    poolJson(pool),
+  );
   view.say(`try: ${line}`, { type: 'curl', curl: line });
   view.say(`try: ${sessionLine}   (a sticky session: the same member every time)`, {
     type: 'curl',

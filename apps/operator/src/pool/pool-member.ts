@@ -1,0 +1,41 @@
+import type { ProxyObject } from '../api/proxy.js';
+import type { PoolMemberStatus } from '../api/proxy-pool.js';
+import type { GatewayMember } from '../gateway/member-table.js';
+
+/**
+ * Where a member listens: the port its provider allocated (status.port, for providers that run
+ * several proxies on one address), else the one asked for (spec.port, its default when absent).
+ */
+export const memberPort = (p: ProxyObject): number => p.status?.port ?? p.spec.port ?? 3128;
+
+/** A member is Ready while its Proxy is Ready and not being deleted. */
+export const memberReady = (p: ProxyObject): boolean =>
+  p.status?.phase === 'Ready' && !p.metadata.deletionTimestamp;
+
+/** A Ready member with an address, as the gateway routes through it. */
+export function gatewayMember(p: ProxyObject): GatewayMember | undefined {
+  if (!memberReady(p) || !p.status?.ip) return undefined;
+  return { name: p.metadata.name, host: p.status.ip, port: memberPort(p) };
+}
+
+/**
+ * A member as its pool lists it, from the member Proxy: the pool's status.members in the cluster
+ * and the pool view under `up` show the same fields. `createdAt` defaults to the Proxy's
+ * creationTimestamp (the file store has none: `up` passes the time the pool created it).
+ */
+export function poolMemberStatus(
+  p: ProxyObject,
+  o: { cooledDown: boolean; createdAt?: string },
+): PoolMemberStatus {
+  const ip = p.status?.ip;
+  const createdAt = o.createdAt ?? p.metadata.creationTimestamp;
+  return {
+    name: p.metadata.name,
+    ...(p.spec.provider ? { provider: p.spec.provider } : {}),
+    ...(ip ? { ip, port: memberPort(p) } : {}),
+    ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
+    ...(createdAt ? { createdAt } : {}),
+    ready: memberReady(p),
+    cooledDown: o.cooledDown,
+  };
+}

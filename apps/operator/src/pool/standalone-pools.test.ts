@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileProxyStore } from '../standalone/file-proxy-store.js';
+import { StandalonePools } from './standalone-pools.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ep-pools-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// No gateway (nothing listens), no watcher timing: the pool is planned by explicit steps.
+const poolDoc = `apiVersion: egress-proxies.dev/v1alpha1
+kind: ProxyPool
+metadata: {name: crawl}
+spec:
+  replicas: 2
+  template: {provider: local, port: 3128}
+  gateway: {enabled: false}
+`;
+
+describe('StandalonePools: the pool view', () => {
+  it('lists each member with the fields of the cluster status: ip, and status.port before spec.port', async () => {
+    const file = join(dir, 'pool.yaml');
+    const stateDir = join(dir, 'state');
+    writeFileSync(file, poolDoc);
+    const now = Date.parse('2026-12-04T10:00:00Z');
+    const pools = new StandalonePools({ stateDir, now: () => now });
+    const store = new FileProxyStore({
+      pools,
+      paths: [file],
+      stateDir,
+      installation: 'inst-1',
+      rescanMs: 3_600_000,
+      debounceMs: 3_600_000,
+    });
+    await store.start();
+    pools.attach(store);
+    await pools.step();
+    const [a, b] = (pools.views()[0]?.members ?? []).map((m) => m.name);
+    expect(a && b).toBeTruthy();
+    const setStatus = async (name: string | undefined, status: Record<string, unknown>) => {
+      const p = store.get(`default/${name}`);
+      if (!p) throw new Error(`no Proxy ${name} in the store`);
+      await store.updateStatus(p, status);
+    };
+    await setStatus(a, { phase: 'Ready', ip: '127.0.0.5', port: 40017, egressIP: '127.0.0.5' });
+    await setStatus(b, { phase: 'Running', ip: '10.0.0.7' });
+    const createdAt = '2026-12-04T10:00:00.000Z';
+    expect(pools.views()).toEqual([
+      {
+        key: 'default/crawl',
+        desired: 2,
+        replicas: 2,
+        ready: 1,
+        updated: 2,
+        members: [
+          {
+            name: a,
+            provider: 'local',
+            ip: '127.0.0.5',
+            port: 40017,
+            egressIP: '127.0.0.5',
+            createdAt,
+            ready: true,
+            cooledDown: false,
+          },
+          {
+            name: b,
+            provider: 'local',
+            ip: '10.0.0.7',
+            port: 3128,
+            createdAt,
+            ready: false,
+            cooledDown: false,
+          },
+        ],
+      },
+    ]);
+    await store.stop();
+  });
+});
