@@ -40,6 +40,8 @@ if (job === 'test') {
     step('typecheck', cmd, [...pre, 'exec', 'turbo', 'run', 'typecheck', '--output-logs=errors-only']) !== 0
   )
     failures.push('typecheck');
+  // What the host holds now, so that whatever the run leaves behind can be named at the end.
+  run(process.execPath, ['scripts/host-residue.mjs', 'snapshot']);
   // Tests of every package, then the package checks; the summary reads what each wrote down.
   step('test', cmd, [...pre, 'exec', 'turbo', 'run', 'test', '--continue', '--concurrency=2']);
   step('package checks (publint, attw, node 20/22 imports)', process.execPath, [
@@ -52,6 +54,7 @@ if (job === 'test') {
   step('first command', process.execPath, ['scripts/first-command-check.mjs']);
   // A provider from outside the workspace: tarballs only, the kit, then `up` through module:.
   step('example third-party provider', process.execPath, ['scripts/example-provider-check.mjs']);
+  step('host residue', process.execPath, ['scripts/host-residue.mjs', 'compare']);
   const code = run(process.execPath, ['scripts/summary.mjs', ...failures.map((f) => `--failed-step=${f}`)]);
   process.exit(code);
 } else if (job === 'start') {

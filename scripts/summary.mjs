@@ -46,6 +46,7 @@ for (const [file, label] of [
   ['readme-blocks.json', 'README examples (type-checked)'],
   ['package-metadata.json', 'package metadata'],
   ['example-provider.json', 'example third-party provider (tarballs, kit, up via module:)'],
+  ['host-residue.json', 'host residue (what the run left behind)'],
 ]) {
   const path = join(root, '.test-results', file);
   if (!existsSync(path)) {
@@ -57,6 +58,7 @@ for (const [file, label] of [
   passed += c.passed;
   failed += c.failed;
   lines.push(`  ${label}: ${c.passed} passed, ${c.failed} failed`);
+  for (const problem of c.problems ?? []) lines.push(`    ${problem}`);
 }
 for (const arg of process.argv.slice(2)) {
   if (arg.startsWith('--failed-step=')) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,5 +60,13 @@ describe('the real suites on your own hypervisor (environment variables)', () =>
     await expect(startRemoteLibvirtTestEnv(settings)).rejects.toThrow(
       'the test host virt@127.0.0.1:1 or its pool ep-test-mine is not usable',
     );
+  });
+
+  it('leaves no directory of generated keys behind when the start fails', async () => {
+    const ours = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('ep-remote-env-')));
+    const before = ours();
+    const settings = remoteHostFromEnv({ ...good, [V.ssh]: 'virt@127.0.0.1:1' });
+    await expect(startRemoteLibvirtTestEnv(settings)).rejects.toThrow('is not usable');
+    expect([...ours()].filter((n) => !before.has(n))).toEqual([]);
   });
 });

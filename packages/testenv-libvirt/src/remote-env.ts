@@ -121,8 +121,17 @@ export async function startRemoteLibvirtTestEnv(
   settings = remoteHostFromEnv(),
 ): Promise<RemoteLibvirtTestEnv> {
   if (!settings) throw fail(`${REMOTE_ENV_VARS.ssh} is not set`);
-  const s = settings;
   const dir = mkdtempSync(join(tmpdir(), 'ep-remote-env-'));
+  // The directory holds private keys: a start that fails takes it away again.
+  try {
+    return await startIn(dir, settings);
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startIn(dir: string, s: RemoteHostSettings): Promise<RemoteLibvirtTestEnv> {
   const other = await generateKeyPair(dir, 'other-user');
   const wrongHost = await generateKeyPair(dir, 'wrong-host');
   const wrongKnownHostsPath = join(dir, 'wrong_known_hosts');

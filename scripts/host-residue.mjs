@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// What the test run leaves on the host. `snapshot` records the host before the tests, `compare`
+// lists what is new afterwards and still there: temp entries, daemons the suites started (VMs,
+// Squid, API servers, sshd, operators), mounts, buildah containers, network links, firewall rules
+// and libvirt definitions. Every suite cleans up after itself, so anything listed is a leak (a
+// killed VM's disk, a key left in a temp dir, a proxy still listening). Lock files are kept on
+// purpose: every process on the machine agrees on their paths.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { root } from './workspace.mjs';
+
+/** Daemons a suite may start; matched against the executable's base name. */
+const DAEMONS =
+  /^(qemu-system-.*|squid|kube-apiserver|etcd|kubelet|kube-proxy|kube-scheduler|kube-controller-manager|libvirtd|virtlogd|virtlockd|sshd|otelcol.*|dnsmasq|conmon)$/;
+
+/** Temp entries that outlive a run by design: inter-process lock files and their slot dirs. */
+const KEPT_TMP = /^(.*\.lock|egress-testenv-.*-slots)$/;
+
+function lines(cmd, args) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.error || r.status !== 0) return undefined;
+  return r.stdout.split('\n').filter((l) => l.trim() !== '');
+}
+
+function processes() {
+  const out = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    let argv;
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (argv.length === 0) continue;
+    const exe = argv[0].slice(argv[0].lastIndexOf('/') + 1);
+    const operator = exe === 'node' && argv.some((a) => a.endsWith('apps/operator/dist/main.js'));
+    if (DAEMONS.test(exe) || operator) out.push(`${pid} ${argv.join(' ').slice(0, 200)}`);
+  }
+  return out;
+}
+
+function listDir(dir) {
+  return existsSync(dir) ? readdirSync(dir).map((n) => join(dir, n)) : [];
+}
+
+function snapshot() {
+  return {
+    tmp: readdirSync(tmpdir()).filter((n) => !KEPT_TMP.test(n)),
+    processes: processes(),
+    mounts: readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ').slice(0, 3).join(' ')),
+    buildah: lines('buildah', ['containers', '--quiet', '--noheading']) ?? [],
+    links: (lines('ip', ['-o', 'link', 'show']) ?? []).map((l) => l.split(':')[1]?.trim().split('@')[0] ?? l),
+    firewall: (lines('iptables-save', []) ?? []).filter((l) => /^-A /.test(l)),
+    libvirt: [
+      ...listDir('/etc/libvirt/qemu').filter((p) => p.endsWith('.xml')),
+      ...listDir('/etc/libvirt/storage').filter((p) => p.endsWith('.xml')),
+      ...listDir('/var/lib/libvirt/images'),
+    ],
+  };
+}
+
+/**
+ * libvirt's daemons are shared by every suite that needs them and left up for the next one
+ * (starting them costs seconds per suite); once the run is over, the ones it started are stopped,
+ * libvirtd first so that it does not log its helpers' loss.
+ */
+const SHARED = ['libvirtd', 'virtlockd', 'virtlogd'];
+
+async function stopSharedDaemons(had) {
+  const existing = new Set(had);
+  for (const name of SHARED) {
+    for (const line of processes()) {
+      const [pid, exe] = line.split(' ');
+      if (existing.has(line) || exe.slice(exe.lastIndexOf('/') + 1) !== name) continue;
+      const alive = () => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readStatus(pid));
+      try {
+        process.kill(Number(pid), 'SIGTERM');
+      } catch {
+        continue;
+      }
+      for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+      if (alive()) process.kill(Number(pid), 'SIGKILL');
+      console.log(`host residue: stopped ${name} (pid ${pid}), started by the run for its suites`);
+    }
+  }
+}
+
+function readStatus(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+const [mode, file = join(root, '.test-results', 'host-before.json')] = process.argv.slice(2);
+if (mode === 'snapshot') {
+  mkdirSync(join(root, '.test-results'), { recursive: true });
+  writeFileSync(file, JSON.stringify(snapshot()));
+} else if (mode === 'compare') {
+  const before = JSON.parse(readFileSync(file, 'utf8'));
+  await stopSharedDaemons(before.processes);
+  const after = snapshot();
+  // A process is the same one only with the same PID and command line; a PID reused is new.
+  const problems = [];
+  let passed = 0;
+  for (const [what, items] of Object.entries(after)) {
+    const had = new Set(before[what] ?? []);
+    const added = items.filter((i) => !had.has(i));
+    if (added.length === 0) {
+      passed += 1;
+      continue;
+    }
+    problems.push(`${what}: ${added.length} left by the run: ${added.slice(0, 50).join(', ')}`);
+  }
+  for (const p of problems) console.log(`host residue: ${p}`);
+  if (problems.length === 0) console.log(`host residue: none (${passed} kinds checked)`);
+  writeFileSync(
+    join(root, '.test-results', 'host-residue.json'),
+    JSON.stringify({ passed, failed: problems.length, problems }),
+  );
+} else {
+  console.error(
+    `usage: node scripts/host-residue.mjs snapshot|compare [FILE]   (got ${JSON.stringify(mode)})`,
+  );
+  process.exit(2);
+}
