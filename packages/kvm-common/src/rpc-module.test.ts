@@ -45,20 +45,9 @@ describe('the libvirt client module', () => {
     const pkg = await import('./index.js');
     const { testFlavour } = await import('./test/flavour.js');
     const provider = new pkg.KvmFamilyProvider(testFlavour, config(), { name: 'p1' });
-    const { ErrorNumber, LibvirtError } = await import('libvirt-rpc-ts/codes');
-    const err = new LibvirtError({
-      code: ErrorNumber.VIR_ERR_NO_DOMAIN,
-      domain: 10,
-      message: 'no domain',
-      level: 2,
-      dom: null,
-      str1: null,
-      str2: null,
-      str3: null,
-      int1: 0,
-      int2: 0,
-      net: null,
-    });
+    const { ErrorNumber } = await import('libvirt-rpc-ts/codes');
+    const { libvirtError } = await import('./test/fake-libvirt.js');
+    const err = libvirtError(ErrorNumber.VIR_ERR_NO_DOMAIN, 'no domain');
     expect(pkg.classify('get', err)).toMatchObject({ kind: ErrorKind.NotFound });
     expect(loads.n).toBe(0);
     await provider.close();
