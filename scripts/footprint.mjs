@@ -16,7 +16,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pnpmCommand, publishable, root } from './workspace.mjs';
 
@@ -32,22 +32,25 @@ const PREVIOUS = {
   '@egress-proxies/provider-gcp': [27, 600],
   '@egress-proxies/provider-kubernetes': [85, undefined],
 };
-// The figures of the last run before the contract split (bench/footprint.md, 2026-12-01).
+// The figures of the last run (bench/footprint.md, 2026-12-04, before the providers loaded their
+// backend clients and Node's stream-bearing built-ins on first use).
 const LAST = {
-  '@egress-proxies/conformance': [50, 140],
-  '@egress-proxies/contract': [8.0, 136],
-  '@egress-proxies/keyedlock': [0.1, 6.2],
-  '@egress-proxies/kvm-common': [13, 144],
-  'libvirt-rpc-ts': [0.8, 15],
-  '@egress-proxies/nocloud': [0.2, 13],
-  '@egress-proxies/provider-gcp': [22, 130],
-  '@egress-proxies/provider-kubernetes': [72, 134],
-  '@egress-proxies/provider-kvm': [13, 150],
-  '@egress-proxies/provider-kvm2': [13, 143],
-  '@egress-proxies/provider-local': [10.0, 124],
-  '@egress-proxies/provider-proxmox': [11, 136],
-  '@egress-proxies/operator': [117, 713],
-  'egress-proxies --help': [undefined, 24],
+  '(an empty ESM package: the floor)': [undefined, 12],
+  '@egress-proxies/conformance': [45, 48],
+  '@egress-proxies/contract': [0.2, 13],
+  '@egress-proxies/keyedlock': [0.1, 17],
+  '@egress-proxies/kvm-common': [6.9, 50],
+  'libvirt-rpc-ts': [0.8, 23],
+  '@egress-proxies/nocloud': [0.2, 21],
+  '@egress-proxies/provider-gcp': [16, 31],
+  '@egress-proxies/provider-kubernetes': [66, 32],
+  '@egress-proxies/provider-kvm': [7.0, 61],
+  '@egress-proxies/provider-kvm2': [7.0, 54],
+  '@egress-proxies/provider-local': [3.8, 38],
+  '@egress-proxies/provider-proxmox': [5.2, 45],
+  '@egress-proxies/provider-utils': [1.9, 18],
+  '@egress-proxies/operator': [111, 1513],
+  'egress-proxies --help': [undefined, 44],
 };
 const TARGETS = {
   '@egress-proxies/contract': [1, 10],
@@ -90,6 +93,9 @@ function importCost(code, cwd) {
   return Math.max(0, median(diffs));
 }
 
+// CPU figures depend on what else the machine runs: the 1-minute load average is written down
+// at the start and the end of the run.
+const loadAtStart = loadavg()[0];
 const tmp = mkdtempSync(join(tmpdir(), 'ep-footprint-'));
 const rows = [];
 try {
@@ -161,9 +167,10 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 
+const loads = `1-minute load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end`;
 const fmt = (v, unit) => (v === undefined ? '-' : `${v.toFixed(v < 10 ? 1 : 0)} ${unit}`);
 const lines = [
-  `Measured by \`node scripts/footprint.mjs\` (part of \`pnpm bench\`) on ${new Date().toISOString().slice(0, 10)}: each package packed with \`pnpm pack\`, installed alone with \`npm install --ignore-scripts\` (its @egress-proxies dependencies from the same packs), size of \`node_modules\`; import = CPU (user+system) of \`node -e "await import(pkg)"\` minus that of an empty \`node -e\` run next to it, median of ${RUNS} such pairs. "last": the previous run (2026-12-01, before the contract split); "before": the figures the footprint issue reported for the same measurement.`,
+  `Measured by \`node scripts/footprint.mjs\` (part of \`pnpm bench\`) on ${new Date().toISOString().slice(0, 10)}: each package packed with \`pnpm pack\`, installed alone with \`npm install --ignore-scripts\` (its @egress-proxies dependencies from the same packs), size of \`node_modules\`; import = CPU (user+system) of \`node -e "await import(pkg)"\` minus that of an empty \`node -e\` run next to it, median of ${RUNS} such pairs; ${loads}. "last": the previous run (2026-12-04, before the lazy client loading); "before": the figures the footprint issue reported for the same measurement.`,
   '',
   '| package | installed | last | before | target | import CPU | last | before | target |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',

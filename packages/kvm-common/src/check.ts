@@ -13,7 +13,7 @@ import {
   SshUnknownHostKeyError,
   StoragePoolState,
   UnsupportedAuthError,
-} from 'libvirt-rpc-ts';
+} from 'libvirt-rpc-ts/codes';
 import type { KvmBackend } from './backend.js';
 import type { KvmHost } from './config.js';
 import { type Core, openOp } from './core.js';

@@ -1,7 +1,6 @@
-import { Readable } from 'node:stream';
 import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
 import { throwIfAborted } from '@egress-proxies/provider-utils';
-import { ErrorNumber } from 'libvirt-rpc-ts';
+import { ErrorNumber } from 'libvirt-rpc-ts/codes';
 import type { KvmBackend, StoragePool, StorageVol } from './backend.js';
 import type { Core, Op } from './core.js';
 import { ensureRunning, guardAdoption, lookupDomain, readMark } from './domain-ops.js';
@@ -107,7 +106,12 @@ async function writeSeed(
   const name = seedName(req.name);
   await deleteVolumeIfPresent(b, pool, name, op);
   const vol = await b.storageVolCreateXML(pool, rawVolumeXml(name, iso.length), op.call);
-  await b.storageVolUpload(vol, Readable.from([Buffer.from(iso)]), iso.length, op.call);
+  await b.storageVolUpload(
+    vol,
+    process.getBuiltinModule('node:stream').Readable.from([Buffer.from(iso)]),
+    iso.length,
+    op.call,
+  );
   return vol;
 }
 

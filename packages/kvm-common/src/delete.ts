@@ -1,4 +1,4 @@
-import { DomainUndefineFlags, ErrorNumber } from 'libvirt-rpc-ts';
+import { DomainUndefineFlags, ErrorNumber } from 'libvirt-rpc-ts/codes';
 import type { KvmHost } from './config.js';
 import type { Core, Op } from './core.js';
 import { findHost } from './core.js';

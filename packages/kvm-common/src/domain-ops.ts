@@ -1,6 +1,6 @@
 import { ErrorCode, permanentError, transientError } from '@egress-proxies/contract';
 import { sleep } from '@egress-proxies/provider-utils';
-import { DomainState, ErrorNumber } from 'libvirt-rpc-ts';
+import { DomainState, ErrorNumber } from 'libvirt-rpc-ts/codes';
 import type { Domain, KvmBackend } from './backend.js';
 import type { Core, Op } from './core.js';
 import { hasCode, KvmErrorCode } from './errors.js';

@@ -20,7 +20,7 @@ import {
   SshUnknownHostKeyError,
   TransportError,
   UnsupportedAuthError,
-} from 'libvirt-rpc-ts';
+} from 'libvirt-rpc-ts/codes';
 
 /** kvm-specific error codes (besides the contract's). */
 export const KvmErrorCode = {

@@ -1,5 +1,5 @@
 import { type Instance, InstanceState, isAbortError, notFoundError } from '@egress-proxies/contract';
-import { DomainInterfaceAddressesSource } from 'libvirt-rpc-ts';
+import { DomainInterfaceAddressesSource } from 'libvirt-rpc-ts/codes';
 import type { Domain, KvmBackend } from './backend.js';
 import { type Core, hostForId, type Op } from './core.js';
 import { lookupDomain, readMark } from './domain-ops.js';

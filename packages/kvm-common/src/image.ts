@@ -1,7 +1,6 @@
-import { Readable, Transform } from 'node:stream';
 import { permanentError, quotaExceededError, transientError } from '@egress-proxies/contract';
 import { withSpan } from '@egress-proxies/provider-utils';
-import { ErrorNumber } from 'libvirt-rpc-ts';
+import { ErrorNumber } from 'libvirt-rpc-ts/codes';
 import type { KvmBackend, StoragePool, StorageVol } from './backend.js';
 import type { KvmHost } from './config.js';
 import type { Core, Op } from './core.js';
@@ -10,8 +9,9 @@ import type { ImageResponse } from './http-fetcher.js';
 import { baseVolumeName, markerVolumeName, type ResolvedImage } from './names.js';
 import { rawVolumeXml } from './volume-xml.js';
 
-/** node:crypto, fetched on use: importing the package loads no crypto. */
+/** node:crypto and node:stream, fetched on use: importing the package loads neither. */
 const crypto = () => process.getBuiltinModule('node:crypto');
+const stream = () => process.getBuiltinModule('node:stream');
 
 /** Headroom on top of the image and the overlay: the seed ISO and metadata. */
 export const POOL_HEADROOM_BYTES = 16 * 1024 * 1024;
@@ -112,7 +112,7 @@ function meter(total: number, op: Op, intervalMs: number) {
   let bytes = 0;
   const started = performance.now();
   let lastLog = started;
-  const transform = new Transform({
+  const transform = new (stream().Transform)({
     transform(chunk: Buffer, _enc, cb) {
       hash.update(chunk);
       bytes += chunk.length;
@@ -200,7 +200,7 @@ export async function downloadImage(
         );
         await b.storageVolUpload(
           marker,
-          Readable.from([Buffer.from(digest, 'ascii')]),
+          stream().Readable.from([Buffer.from(digest, 'ascii')]),
           MARKER_BYTES,
           op.call,
         );

@@ -1,15 +1,8 @@
 import type { Readable } from 'node:stream';
-import {
-  type CallOptions,
-  type Domain,
-  DomainMetadataType,
-  type LibvirtClient,
-  Procedure,
-  type StoragePool,
-  type StorageVol,
-  writeVol,
-} from 'libvirt-rpc-ts';
+import type { CallOptions, Domain, LibvirtClient, StoragePool, StorageVol } from 'libvirt-rpc-ts';
+import { DomainMetadataType } from 'libvirt-rpc-ts/codes';
 import type { BackendCallOptions, KvmBackend } from './backend.js';
+import { loadRpc } from './rpc-module.js';
 
 /** Per-call budgets: an RPC that outlives its budget fails Transient and ends its connection. */
 export interface Budgets {
@@ -118,7 +111,9 @@ export class LibvirtBackend implements KvmBackend {
   storageVolGetInfo(vol: StorageVol, o?: BackendCallOptions) {
     return this.client.storageVolGetInfo(vol, this.o(o));
   }
-  storageVolGetXMLDesc(vol: StorageVol, o?: BackendCallOptions) {
+  async storageVolGetXMLDesc(vol: StorageVol, o?: BackendCallOptions) {
+    // The client has no typed method for it; the procedure table and writer come with the module.
+    const { Procedure, writeVol } = await loadRpc();
     return this.client.call(
       Procedure.STORAGE_VOL_GET_XML_DESC,
       (w) => {

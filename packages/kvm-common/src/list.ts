@@ -1,5 +1,5 @@
 import { type Instance, InstanceState, isAbortError } from '@egress-proxies/contract';
-import { ErrorNumber } from 'libvirt-rpc-ts';
+import { ErrorNumber } from 'libvirt-rpc-ts/codes';
 import type { Domain, KvmBackend } from './backend.js';
 import type { KvmHost } from './config.js';
 import type { Core, Op } from './core.js';

@@ -1,7 +1,7 @@
 import type { LogFields } from '@egress-proxies/contract';
 import { loggerOf, traceFields, withSpan } from '@egress-proxies/provider-utils';
 import type { Attributes, Tracer } from '@opentelemetry/api';
-import { LibvirtError } from 'libvirt-rpc-ts';
+import { LibvirtError } from 'libvirt-rpc-ts/codes';
 import { BACKEND_METHODS, type BackendCallOptions, type BackendMethod, type KvmBackend } from './backend.js';
 import { stateName } from './state.js';
 

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import {
   type CallOptions,
   type Checker,
@@ -104,6 +103,9 @@ export class KvmFamilyProvider implements Provider, Checker {
     // Never dials here; only warns about what will fail later.
     const log = (options.logger ?? silentLogger).child({ provider: name });
     if (!options.dialer) {
+      // getBuiltinModule, not a static import: an ESM import of node:fs builds its whole
+      // namespace, which loads fs/promises and node:stream with it.
+      const { existsSync } = process.getBuiltinModule('node:fs');
       for (const [what, path] of [
         ['SSH key', parsed.sshKeyFile],
         ['known_hosts', parsed.insecureIgnoreHostKey ? undefined : parsed.knownHostsFile],

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { ErrorCode, transientError } from '@egress-proxies/contract';
-import { connectSsh } from 'libvirt-rpc-ts';
 import type { BackendCallOptions, Dialer, KvmBackend } from './backend.js';
 import { type KvmConfig, type KvmHost, splitAddress } from './config.js';
 import { type Budgets, DEFAULT_BUDGETS, LibvirtBackend } from './libvirt-backend.js';
+import { loadRpc } from './rpc-module.js';
 
 export interface SshCredentials {
   privateKey: Buffer;
@@ -13,7 +12,8 @@ export interface SshCredentials {
 
 async function readCredential(path: string, what: string): Promise<Buffer> {
   try {
-    return await readFile(path);
+    // node:fs/promises, fetched on use: importing the package does not load it.
+    return await process.getBuiltinModule('node:fs/promises').readFile(path);
   } catch (err) {
     // A mounted Secret may not be there yet; retrying can help, so this is Transient.
     throw transientError(
@@ -40,6 +40,7 @@ export function sshDialer(config: KvmConfig, budgets: Budgets = DEFAULT_BUDGETS)
     async dial(host: KvmHost, o: BackendCallOptions = {}): Promise<KvmBackend> {
       const creds = await loadCredentials(config);
       const { host: address, port } = splitAddress(host.address);
+      const { connectSsh } = await loadRpc();
       const client = await connectSsh({
         host: address,
         port,

@@ -1,5 +1,6 @@
 import { InstanceState } from '@egress-proxies/contract';
-import { type DomainInterface, DomainState, IPAddrType } from 'libvirt-rpc-ts';
+import type { DomainInterface } from 'libvirt-rpc-ts';
+import { DomainState, IPAddrType } from 'libvirt-rpc-ts/codes';
 
 /** libvirt's state names, as the state table and logs spell them. */
 export const DOMAIN_STATE_NAMES: Record<number, string> = {

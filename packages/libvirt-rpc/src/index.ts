@@ -8,6 +8,7 @@ export type {
   StreamRange,
 } from './client.js';
 export { LibvirtClient } from './client.js';
+export * from './codes.js';
 export type {
   CallEvent,
   CallOptions,
@@ -17,10 +18,6 @@ export type {
   StreamSink,
 } from './connection.js';
 export { RpcConnection } from './connection.js';
-export * from './constants.js';
-export * from './enums.js';
-export * from './error-numbers.js';
-export * from './errors.js';
 export { PacketFramer } from './framer.js';
 export * from './header.js';
 export type { HostKeyVerdict, KnownHostEntry } from './known-hosts.js';

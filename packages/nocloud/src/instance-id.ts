@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { describeValue, SeedInputError } from './errors.js';
 
 // Proxy names are DNS labels or subdomains (lowercase letters, digits, '-' and '.').
@@ -26,7 +25,10 @@ export function instanceIdFor(name: string, uid: string): string {
       `uid must be a non-empty string, got ${typeof uid === 'string' ? 'an empty string' : describeValue(uid)}`,
     );
   }
-  const digest = createHash('sha256')
+  // node:crypto is fetched on use: importing the package loads no crypto.
+  const digest = process
+    .getBuiltinModule('node:crypto')
+    .createHash('sha256')
     .update(name, 'utf8')
     .update(Uint8Array.of(0))
     .update(uid, 'utf8')

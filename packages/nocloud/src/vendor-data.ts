@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import { describeValue, SeedInputError } from './errors.js';
 import type { SeedContent } from './seed-input.js';
 
@@ -50,7 +48,8 @@ function extraPart(bytes: Uint8Array): string {
 
 function gunzipOrNull(bytes: Uint8Array): Uint8Array | null {
   try {
-    return new Uint8Array(gunzipSync(bytes));
+    // node:zlib (and node:stream with it) is fetched on use, not with the package.
+    return new Uint8Array(process.getBuiltinModule('node:zlib').gunzipSync(bytes));
   } catch {
     return null;
   }
@@ -85,7 +84,7 @@ function part(contentType: string, filename: string, bytes: Uint8Array): string 
 
 /** A boundary derived from the content (so output is deterministic) that occurs in no part. */
 function chooseBoundary(parts: readonly string[]): string {
-  const hash = createHash('sha256');
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
   for (const p of parts) hash.update(p);
   const base = `nocloud-${hash.digest('hex').slice(0, 24)}`;
   for (let n = 0; ; n++) {

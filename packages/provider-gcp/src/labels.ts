@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto';
+/** SHA-256 in hex; node:crypto is fetched on use, so importing the package loads no crypto. */
+const sha256 = (s: string) =>
+  process.getBuiltinModule('node:crypto').createHash('sha256').update(s).digest('hex');
 
 /**
  * Makes any string a valid GCE label value: lowercase, only `[a-z0-9_-]`, at most 63
@@ -9,7 +11,7 @@ export function labelValue(input: string): string {
   const lowered = input.toLowerCase();
   const cleaned = lowered.replace(/[^a-z0-9_-]/g, '-');
   if (cleaned === input && cleaned.length <= 63) return cleaned;
-  const hash = createHash('sha256').update(input).digest('hex').slice(0, 8);
+  const hash = sha256(input).slice(0, 8);
   return `${cleaned.slice(0, 63 - 9)}-${hash}`;
 }
 
@@ -19,7 +21,7 @@ export function labelValue(input: string): string {
  * retried Create never makes a second machine.
  */
 export function derivedRequestId(...parts: string[]): string {
-  const h = createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  const h = sha256(parts.join('\u0000'));
   // Version 5-style layout (variant bits set) so strict UUID validators accept it.
   const variant = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;

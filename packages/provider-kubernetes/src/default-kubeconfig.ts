@@ -1,4 +1,3 @@
-import { accessSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
@@ -14,6 +13,9 @@ export function missingDefaultKubeconfig(
   tokenPath = SERVICE_ACCOUNT_TOKEN,
 ): string | undefined {
   if (env.KUBECONFIG) return undefined;
+  // getBuiltinModule, not a static import: an ESM import of node:fs builds its whole namespace,
+  // which loads node:stream and fs/promises with the package.
+  const { accessSync, existsSync } = process.getBuiltinModule('node:fs');
   let home: string | undefined;
   try {
     if (env.HOME) accessSync(env.HOME);

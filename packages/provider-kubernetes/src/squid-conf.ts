@@ -1,5 +1,3 @@
-import { isIP } from 'node:net';
-
 /** Where the Pod's writable emptyDirs are mounted; the generated config points into them. */
 export const SQUID_PATHS = {
   /** The config file and the pid file (the root filesystem is read-only). */
@@ -14,7 +12,8 @@ export function isCidr(value: string): boolean {
   if (slash < 0) return false;
   const addr = value.slice(0, slash);
   const prefix = value.slice(slash + 1);
-  const family = isIP(addr);
+  // node:net (and node:stream with it) is fetched on use, not with the package.
+  const family = process.getBuiltinModule('node:net').isIP(addr);
   if (family === 0 || !/^\d{1,3}$/.test(prefix)) return false;
   return Number(prefix) <= (family === 4 ? 32 : 128);
 }

@@ -1,8 +1,8 @@
-import { isIP } from 'node:net';
 import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
 import type { OpContext, Shared } from './context.js';
 import { noFreeLoopbackAddressError } from './errors.js';
 import { formatId, isValidName } from './id.js';
+import { isIP } from './is-ip.js';
 import { ensureRunning, resolveEngine } from './launch.js';
 import { freeLoopbackAddress, LOOPBACK_EGRESS_LOCK, loopbackAddressesInUse } from './loopback-egress.js';
 import { decodeState, encodeState, type InstanceRecord } from './state-file.js';

@@ -1,6 +1,3 @@
-import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
 import {
   access,
   chmod,
@@ -17,7 +14,6 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { connect, createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { raceAbort, throwIfAborted } from '@egress-proxies/provider-utils';
 import type { LocalBackend, ProcessInfo, Spawned, SpawnSpec, UserIds } from './backend.js';
@@ -26,6 +22,14 @@ import { errnoOf } from './errors.js';
 import { isValidName } from './id.js';
 import { statePaths } from './paths.js';
 import { isLiveState, parseListeners, parseProcStat } from './proc.js';
+
+// child_process, crypto, fs and net are fetched on use: importing the package loads none of them
+// (an ESM import of any of them loads node:stream too).
+const childProcess = () => process.getBuiltinModule('node:child_process');
+const randomHex = (bytes: number) =>
+  process.getBuiltinModule('node:crypto').randomBytes(bytes).toString('hex');
+const fsConstants = () => process.getBuiltinModule('node:fs').constants;
+const net = () => process.getBuiltinModule('node:net');
 
 const PROBE_CONNECT_MS = 1_000;
 const VERSION_TIMEOUT_MS = 5_000;
@@ -103,7 +107,7 @@ export function createOsBackend(stateDir: string): LocalBackend {
       throwIfAborted(signal);
       await mkdir(paths.instancesDir, { recursive: true });
       const file = paths.stateFile(name);
-      const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+      const tmp = `${file}.tmp-${process.pid}-${randomHex(4)}`;
       try {
         await writeFile(tmp, text, { mode: 0o644, ...(signal ? { signal } : {}) });
         await rename(tmp, file);
@@ -181,7 +185,7 @@ export function createOsBackend(stateDir: string): LocalBackend {
       try {
         // Detached in its own session: the proxy outlives this process (a Ctrl-C of the operator
         // leaves it running) and a later delete, from any process, stops it by pid.
-        const child = spawn(spec.command, [...spec.args], {
+        const child = childProcess().spawn(spec.command, [...spec.args], {
           cwd: spec.runtimeDir,
           detached: true,
           stdio: ['ignore', out.fd, errLog.fd],
@@ -231,7 +235,7 @@ export function createOsBackend(stateDir: string): LocalBackend {
     async probePort(signal, host, port) {
       throwIfAborted(signal);
       const attempt = new Promise<boolean>((resolve) => {
-        const socket = connect({ host, port, timeout: PROBE_CONNECT_MS });
+        const socket = net().connect({ host, port, timeout: PROBE_CONNECT_MS });
         const done = (ok: boolean) => {
           socket.destroy();
           signal?.removeEventListener('abort', onAbort);
@@ -249,7 +253,7 @@ export function createOsBackend(stateDir: string): LocalBackend {
     async portFree(signal, host, port) {
       throwIfAborted(signal);
       const attempt = new Promise<boolean>((resolve, reject) => {
-        const server = createServer();
+        const server = net().createServer();
         server.once('error', (err) => {
           if (errnoOf(err) === 'EADDRINUSE' || errnoOf(err) === 'EACCES') resolve(false);
           else reject(err);
@@ -268,7 +272,7 @@ export function createOsBackend(stateDir: string): LocalBackend {
         const pid = /^(?:\.probe-|.+\.json\.tmp-)(\d+)-[0-9a-f]+$/.exec(f)?.[1];
         if (pid && !pidAlive(Number(pid))) await unlink(join(paths.instancesDir, f)).catch(() => {});
       }
-      const probe = join(paths.instancesDir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+      const probe = join(paths.instancesDir, `.probe-${process.pid}-${randomHex(4)}`);
       await writeFile(probe, 'probe\n', signal ? { signal } : {});
       await unlink(probe);
     },
@@ -282,7 +286,7 @@ export function createOsBackend(stateDir: string): LocalBackend {
           );
       for (const c of candidates) {
         try {
-          await access(c, constants.X_OK);
+          await access(c, fsConstants().X_OK);
           return c;
         } catch {
           // not here; try the next one
@@ -296,7 +300,7 @@ export function createOsBackend(stateDir: string): LocalBackend {
       if (engine === 'squid') {
         if (!squidPath) throw Object.assign(new Error('squid not found'), { code: 'ENOENT' });
         const stdout = await new Promise<string>((resolve, reject) => {
-          execFile(
+          childProcess().execFile(
             squidPath,
             ['-v'],
             { timeout: VERSION_TIMEOUT_MS, ...(signal ? { signal } : {}) },
@@ -306,7 +310,7 @@ export function createOsBackend(stateDir: string): LocalBackend {
         const m = /Version\s+(\S+)/.exec(stdout);
         return m?.[1] ?? stdout.split('\n')[0]?.trim() ?? 'unknown';
       }
-      await access(nodeRunnerPath(), constants.R_OK);
+      await access(nodeRunnerPath(), fsConstants().R_OK);
       const entry = createRequire(import.meta.url).resolve('proxy-chain');
       const pkg = JSON.parse(await readFile(join(dirname(dirname(entry)), 'package.json'), 'utf8')) as {
         version?: string;

@@ -1,6 +1,6 @@
-import { isIP } from 'node:net';
 import { MANAGED_VALUE } from '@egress-proxies/contract';
 import type { Engine } from './config.js';
+import { isIP } from './is-ip.js';
 import { LOCAL_STATE_FIELDS, LOCAL_STATE_KIND } from './marks.js';
 
 /**

@@ -34,6 +34,6 @@ export interface Ctx {
   budgets: Budgets;
   names: KeyedLock<string>;
   clones: KeyedLimiter;
-  buildSeed: (i: SeedInput) => Uint8Array;
+  buildSeed: (i: SeedInput) => Uint8Array | Promise<Uint8Array>;
   now: () => number;
 }

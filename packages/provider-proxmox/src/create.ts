@@ -260,7 +260,7 @@ async function ensureRunning(
   const cfg = adopted ? vm.cfg : await waitUnlocked(ctx, vm.node, vm.vmid);
   const storage = ctx.cfg.isoStorage;
   const file = seedFileName(req.name);
-  const iso = ctx.buildSeed({
+  const iso = await ctx.buildSeed({
     name: req.name,
     uid: req.uid,
     cloudInit: req.cloudInit,

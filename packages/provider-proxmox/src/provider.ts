@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type {
   CallOptions,
   Checker,
@@ -107,7 +106,8 @@ export function createProxmoxProvider(
   const baseLogger = runner.loggerFor('configure', undefined);
   if (cfg.insecureSkipTLSVerify) baseLogger.log(1, 'proxmox TLS verification is off (insecureSkipTLSVerify)');
   // No request here; a token file that is not there yet (a Secret still mounting) is only noted.
-  if (!options.backend && !existsSync(cfg.tokenFile))
+  // node:fs by getBuiltinModule: an ESM import of it builds its whole namespace, node:stream included.
+  if (!options.backend && !process.getBuiltinModule('node:fs').existsSync(cfg.tokenFile))
     baseLogger.log(1, 'proxmox token file does not exist yet', { tokenFile: cfg.tokenFile });
 
   const ctxFor = (call: Pick<OperationCall, 'signal' | 'logger'>): Ctx => ({

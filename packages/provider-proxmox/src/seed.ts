@@ -1,5 +1,3 @@
-import { buildSeedIso, guestAgentScript, instanceIdFor, metaData } from '@egress-proxies/nocloud';
-
 /** The seed ISO's file name for an instance; the GC listing recognises orphans by it. */
 export function seedFileName(name: string): string {
   return `${name}-seed.iso`;
@@ -21,8 +19,13 @@ export interface SeedInput {
   installGuestAgent: boolean;
 }
 
-/** Rebuilt on every attempt: the cloud-init of the request may have changed since the last one. */
-export function buildSeed(i: SeedInput): Uint8Array {
+/**
+ * Rebuilt on every attempt: the cloud-init of the request may have changed since the last one.
+ * The ISO writer (and node:crypto and node:zlib with it) loads with the first seed, not with the
+ * package.
+ */
+export async function buildSeed(i: SeedInput): Promise<Uint8Array> {
+  const { buildSeedIso, guestAgentScript, instanceIdFor, metaData } = await import('@egress-proxies/nocloud');
   return buildSeedIso({
     userData: i.cloudInit ?? '',
     metaData: metaData({ instanceId: instanceIdFor(i.name, i.uid), hostname: i.name }),

@@ -131,11 +131,15 @@ describe('cancellation and timeouts', () => {
       hang: true,
       times: 1,
     });
+    const served = s.fake.injected.length;
     const ac = new AbortController();
     const hung = p.get(id, { signal: ac.signal });
     const others = Promise.all([p.listByTag(), p.listByTag(), p.listByTag()]);
     await expect(others).resolves.toHaveLength(3);
-    setTimeout(() => ac.abort(), 20);
+    // Abort only once the hanging answer has been reached: aborted earlier (a loaded machine), the
+    // get would end before it and leave the one-shot hang for the get below.
+    while (s.fake.injected.length === served) await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
     const err = (await hung.catch((e) => e)) as ProviderError;
     expect([err.kind, err.code]).toEqual(['Transient', 'ABORTED']);
     await expect(p.get(id)).resolves.toMatchObject({ state: 'Running' });

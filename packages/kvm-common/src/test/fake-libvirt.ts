@@ -3,21 +3,18 @@ import type { Readable } from 'node:stream';
 import type { StartFault } from '@egress-proxies/conformance';
 import { ErrorCode, transientError } from '@egress-proxies/contract';
 import { abortReason } from '@egress-proxies/provider-utils';
+import type { Domain, DomainInterface, StoragePool, StorageVol } from 'libvirt-rpc-ts';
 import {
   ConnectionClosedError,
-  type Domain,
-  type DomainInterface,
   DomainState,
   DomainUndefineFlags,
   ErrorNumber,
   LibvirtError,
   SshAuthenticationError,
   SshHostKeyMismatchError,
-  type StoragePool,
   StoragePoolState,
-  type StorageVol,
   TransportError,
-} from 'libvirt-rpc-ts';
+} from 'libvirt-rpc-ts/codes';
 import type { BackendCallOptions, Dialer, KvmBackend } from '../backend.js';
 import type { KvmHost } from '../config.js';
 import type { AddressSource } from '../flavour.js';

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +21,8 @@ export function nodeProxyConf(c: NodeProxyConf): string {
  * this module: it sits one level below the package root in the sources and in every dist entry.
  */
 export function nodeRunnerPath(): string {
+  // node:fs by getBuiltinModule: an ESM import of it builds its whole namespace, node:stream included.
+  const { existsSync } = process.getBuiltinModule('node:fs');
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 4; i++) {
     const candidate = join(dir, RUNNER);

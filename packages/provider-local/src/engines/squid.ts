@@ -1,5 +1,5 @@
-import { isIP } from 'node:net';
 import { join } from 'node:path';
+import { isIP } from '../is-ip.js';
 
 /** The user Squid drops to when started as root (Debian's package creates it). */
 export const SQUID_USER = 'proxy';
