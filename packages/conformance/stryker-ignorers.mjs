@@ -33,6 +33,11 @@ function argumentOf(path, isCall, argument) {
  */
 const FIXED_FIELDS = new Set(['provider', 'name', 'host', 'traceId', 'spanId', 'step', 'ms', 'error']);
 
+/** An object literal of fields 2.9 leaves free only (no spread, no fixed key). */
+const onlyFreeFields = (node) =>
+  node?.type === 'ObjectExpression' &&
+  node.properties.every((q) => q.type === 'ObjectProperty' && !FIXED_FIELDS.has(keyName(q)));
+
 /**
  * Whether `path` is inside a field the contract leaves free, within `top` (a line's fields): the
  * value of a property not in FIXED_FIELDS. A mutant of the fields object as a whole (emptied) or of
@@ -95,6 +100,8 @@ export const strykerPlugins = [
               p.findParent((q) => q.node.type === 'ClassMethod' && keyName(q.node) === 'createDetail'),
           );
         if (fields && inFreeField(path, fields)) return LOG_FIELDS;
+        // A line's fields emptied where none of them is fixed (a count on an outcome line).
+        if (path === argumentOf(path, isLogCall, 2) && onlyFreeFields(path.node)) return LOG_FIELDS;
         if (inside(path, (n) => n.type === 'ClassMethod' && n.kind === 'constructor')) return CONSTRUCTION;
         if (
           inside(path, (n) => n.type === 'ObjectProperty' && keyName(n) === 'details') &&

@@ -122,8 +122,8 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   {
     rule: '2.9',
     summary:
-      "lines about an instance carry `provider` and `name` on every path; a failed backend call's line carries the backend's code and the error",
-    cases: ['OPS-18', 'OPS-19'],
+      "lines about an instance carry `provider` and `name` on every path, a target left out of a listing is named; a failed backend call's line carries the backend's code and the error",
+    cases: ['OPS-18', 'OPS-19', 'LIST-04'],
   },
   {
     rule: '2.10',

@@ -34,7 +34,7 @@ export interface Mutant {
   /** Case ids that must fail against it. */
   caughtBy: readonly string[];
   /** The harness it runs in, when not the default three-host one. */
-  harness?: Pick<ReferenceHarnessOptions, 'hosts'>;
+  harness?: Pick<ReferenceHarnessOptions, 'hosts' | 'listPartial'>;
   make(args: { name: string; config: ReferenceConfig; backend: ReferenceBackend }): {
     provider: Provider;
     checker?: ReferenceChecker;

@@ -67,6 +67,14 @@ class BackendErrorsWithoutTheirCode extends ReferenceProvider {
   }
 }
 
+class LeavesTargetsOutQuietly extends ReferenceProvider {
+  // Leaves an unreachable host out of the listing without saying which.
+  protected override async listHost(ctx: OpContext) {
+    const quiet = { ...ctx, log: { ...ctx.log, log: () => {} } as Logger };
+    return super.listHost(quiet);
+  }
+}
+
 class ZoneAlwaysRequired extends ReferenceProvider {
   protected override placement(req: CreateRequest) {
     if (req.placement?.zone === undefined)
@@ -128,6 +136,13 @@ export const V4_MUTANTS: readonly Mutant[] = [
     breaks: "a BACKEND_ERROR's details carry the backend's own code (2.5)",
     caughtBy: ['OPS-19'],
     make: sub(BackendErrorsWithoutTheirCode),
+  },
+  {
+    name: 'a target left out of a listing without a line naming it',
+    breaks: 'a line about a target carries it (2.9)',
+    caughtBy: ['LIST-04'],
+    harness: { listPartial: 'omit-unreachable' },
+    make: sub(LeavesTargetsOutQuietly),
   },
   {
     name: 'a one-host config still requires the zone',
