@@ -64,6 +64,12 @@ export const logFieldCases: ConformanceCase[] = [
       await judged('delete', req.name, (o) => provider.delete(id, o));
       await judged('get after delete', req.name, (o) => provider.get(id, o));
       await judged('delete of an absent instance', req.name, (o) => provider.delete(id, o));
+      const unmarked = ctx.request();
+      const unmarkedId = await ctx.seed({ name: unmarked.name, mark: 'none' });
+      await judged('delete of an unmarked instance', unmarked.name, (o) => provider.delete(unmarkedId, o));
+      const retired = ctx.config.unconfiguredZoneId?.(req.name);
+      if (retired !== undefined)
+        await judged('delete on a zone no longer configured', req.name, (o) => provider.delete(retired, o));
       check(lines > 0, 'create, get and delete wrote no line at V2');
 
       // Each step of each call failing once: the failure's lines are about the instance too.

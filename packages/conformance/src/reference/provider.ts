@@ -515,7 +515,7 @@ export class ReferenceProvider implements Provider {
             continue;
           }
           const reading = this.readMark(metadata);
-          // Stryker disable next-line ConditionalExpression,StringLiteral,BlockStatement: an unreadable mark is not ours either; this branch only logs the skip
+          // Stryker disable next-line ConditionalExpression,StringLiteral,BlockStatement: an unreadable mark is not ours either; this branch only logs the skip, and the metadata call's own line already names the domain
           if (reading.kind === 'unreadable') {
             // Stryker disable next-line AssignmentOperator: a count for the outcome line only
             skipped += 1;
