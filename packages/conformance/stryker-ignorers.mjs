@@ -17,24 +17,56 @@ const isFailCall = (node) =>
   node.callee.object?.type === 'ThisExpression' &&
   node.callee.property?.name === 'fail';
 
-/** Whether `path` is `argument` of a call matching `isCall`, or inside it. */
-function insideArgument(path, isCall, argument) {
+/** The `argument` of the nearest call matching `isCall` that `path` is in (or is), else undefined. */
+function argumentOf(path, isCall, argument) {
   for (let p = path; p?.parentPath; p = p.parentPath) {
     const parent = p.parentPath.node;
-    if (isCall(parent) && parent.arguments[argument] === p.node) return true;
+    if (isCall(parent) && parent.arguments[argument] === p.node) return p;
+  }
+  return undefined;
+}
+
+/**
+ * Fields 2.9 fixes: the instance (`provider`, `name`), the target (`host`), the trace (`traceId`,
+ * `spanId`) and a backend call's call, duration and error (`step`, `ms`, `error`). OPS-04 and
+ * OPS-16..19 read them; every other field of a line is the provider's own.
+ */
+const FIXED_FIELDS = new Set(['provider', 'name', 'host', 'traceId', 'spanId', 'step', 'ms', 'error']);
+
+/** An object literal of fields 2.9 leaves free only (no spread, no fixed key). */
+const onlyFreeFields = (node) =>
+  node?.type === 'ObjectExpression' &&
+  node.properties.every((q) => q.type === 'ObjectProperty' && !FIXED_FIELDS.has(keyName(q)));
+
+/**
+ * Whether `path` is inside a field the contract leaves free, within `top` (a line's fields): the
+ * value of a property not in FIXED_FIELDS. A mutant of the fields object as a whole (emptied) or of
+ * a fixed field is not free.
+ */
+function inFreeField(path, top) {
+  for (let p = path; p && p.node !== top.node; p = p.parentPath) {
+    if (p.node?.type === 'ObjectProperty' && p.parentPath?.node === top.node)
+      return !FIXED_FIELDS.has(keyName(p.node));
   }
   return false;
 }
+
+/** The value of a `details` property that carries the backend's own code (2.5 fixes it for BACKEND_ERROR). */
+const isCodedDetails = (path) =>
+  path.node?.type === 'ObjectExpression' &&
+  path.node.properties.some((q) => keyName(q) === 'backendCode') &&
+  path.parentPath?.node.type === 'ObjectProperty' &&
+  keyName(path.parentPath.node) === 'details';
 
 const inside = (path, predicate) => Boolean(path.findParent?.((p) => predicate(p.node)));
 
 const keyName = (node) => node?.key?.name ?? node?.key?.value;
 
 const LOG_FIELDS =
-  "log fields: 2.9 fixes a line's provider and trace IDs (the call's logger) and a backend call's name, duration and error (OPS-17); the rest of a line is the provider's own";
+  "a free log field: 2.9 fixes provider, name, host, the trace IDs and a backend call's step, duration and error (OPS-16..19); this one is the provider's own";
 const LOG_TEXT = 'log message text is not part of the contract';
 const DETAILS =
-  'details are facts the provider chooses (2.5, 2.11): the kit checks only that they are strings without secrets';
+  "details are facts the provider chooses (2.5, 2.11) but a BACKEND_ERROR's backend code (OPS-19): the kit checks only that they hold no secrets";
 const OP_LABEL =
   'OpContext.op names the operation for readers and the kit’s own mutants; no provider code branches on it';
 const CONSTRUCTION =
@@ -58,10 +90,24 @@ export const strykerPlugins = [
     name: 'contract-free',
     value: {
       shouldIgnore(path) {
-        if (insideArgument(path, isLogCall, 2) || insideArgument(path, isFailCall, 3)) return LOG_FIELDS;
-        if (inside(path, (n) => n.type === 'ClassMethod' && keyName(n) === 'createDetail')) return LOG_FIELDS;
+        const fields =
+          argumentOf(path, isLogCall, 2) ??
+          argumentOf(path, isFailCall, 3) ??
+          path.findParent?.(
+            (p) =>
+              p.node.type === 'ObjectExpression' &&
+              p.parentPath?.node.type === 'ReturnStatement' &&
+              p.findParent((q) => q.node.type === 'ClassMethod' && keyName(q.node) === 'createDetail'),
+          );
+        if (fields && inFreeField(path, fields)) return LOG_FIELDS;
+        // A line's fields emptied where none of them is fixed (a count on an outcome line).
+        if (path === argumentOf(path, isLogCall, 2) && onlyFreeFields(path.node)) return LOG_FIELDS;
         if (inside(path, (n) => n.type === 'ClassMethod' && n.kind === 'constructor')) return CONSTRUCTION;
-        if (inside(path, (n) => n.type === 'ObjectProperty' && keyName(n) === 'details')) return DETAILS;
+        if (
+          inside(path, (n) => n.type === 'ObjectProperty' && keyName(n) === 'details') &&
+          !isCodedDetails(path)
+        )
+          return DETAILS;
         if (
           inside(
             path,

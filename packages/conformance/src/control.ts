@@ -70,7 +70,11 @@ export type MarkVariant =
   /** `mark.managed: false`: the full mark, with the managed flag saying "not managed". */
   | 'managed-false'
   /** `mark.createdAt` an invalid Date: the creation time written as text that is no time. */
-  | 'unparsable-created-at';
+  | 'unparsable-created-at'
+  /** `mark.written: 'other-tool'`: the same shape under another tool's name or namespace, which is no mark of ours. */
+  | 'other-tool'
+  /** `mark.written: 'reformatted'`: our mark as another writer lays it out (whitespace around and between its parts). */
+  | 'reformatted';
 
 /** A hold on one backend step, from `BackendControl.block`. */
 export interface StepGate {
@@ -93,9 +97,18 @@ export interface SeedSpec {
    * empty UID. `createdAt` is ignored where the backend stamps creation itself (`createdAt:
    * backend-timestamp`), and the cases then only require some createdAt back. `managed: false`
    * writes the whole mark with the managed flag off; only harnesses declaring the
-   * `managed-false` mark variant get it.
+   * `managed-false` mark variant get it. `written` lays the mark out as the `other-tool` or
+   * `reformatted` variant; only harnesses declaring that variant get it.
    */
-  mark: 'none' | { uid: string; createdAt?: Date; installation?: string; managed?: false };
+  mark:
+    | 'none'
+    | {
+        uid: string;
+        createdAt?: Date;
+        installation?: string;
+        managed?: false;
+        written?: 'other-tool' | 'reformatted';
+      };
   /** A backend-native state (one of `ConformanceConfig.stateTable`'s); running when absent. */
   state?: string;
   /** Whether the backend reports an address for it; true when absent. */
@@ -157,6 +170,11 @@ export interface BackendControl {
    * `failNext` gets the `fault` string.
    */
   readonly extraFaults?: readonly ExtraFault[];
+  /**
+   * The backend's own code for `fault` injected at `step` (an errno name, an HTTP status, a
+   * libvirt error code), as the provider receives it: 2.9 puts it on the failed call's line.
+   */
+  backendCode?(step: string, fault: InjectableFault): string | number;
   /** Makes one zone (or the whole backend) answer busy to every call. */
   setBusy(on: boolean, zone?: string): Awaitable<void>;
   /** Leaves no capacity for another instance; needed where the profile's `quota` is `detected`. */

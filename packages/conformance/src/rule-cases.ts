@@ -33,6 +33,11 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: '2.1',
+    summary: 'a placement field the provider defaults may be left out; no cloud-init is delivered as none',
+    cases: ['CREATE-22', 'CREATE-23'],
+  },
+  {
+    rule: '2.1',
     summary: 'createdAt written once; never NotFound from create',
     cases: ['CREATE-16', 'CREATE-08'],
   },
@@ -115,6 +120,12 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
     cases: ['OPS-16', 'OPS-17'],
   },
   {
+    rule: '2.9',
+    summary:
+      "lines about an instance carry `provider` and `name` on every path, a target left out of a listing is named; a failed backend call's line carries the backend's code and the error",
+    cases: ['OPS-18', 'OPS-19', 'LIST-04'],
+  },
+  {
     rule: '2.10',
     summary:
       "backend calls are spans under the caller's span; failed spans ERROR; every span ends; no secrets",
@@ -142,8 +153,9 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: 'axis: gcMark',
-    summary: 'unmarked (or managed="false") instances refused, skipped, left alone; written marks escaped',
-    cases: ['CREATE-06', 'GET-11', 'LIST-01', 'DELETE-08', 'GET-14', 'CREATE-20'],
+    summary:
+      'unmarked (or managed="false", or another tool\'s look-alike) instances refused, skipped, left alone; written marks escaped and read in any layout',
+    cases: ['CREATE-06', 'GET-11', 'LIST-01', 'DELETE-08', 'GET-14', 'GET-16', 'CREATE-20', 'GET-17'],
   },
   {
     rule: 'axis: createdAt',

@@ -22,7 +22,9 @@ export async function readMarks(
       } catch (err) {
         if (op.signal?.aborted || isAbortError(err)) throw err;
         if (!hasCode(err, ErrorNumber.VIR_ERR_NO_DOMAIN_METADATA, ErrorNumber.VIR_ERR_NO_DOMAIN)) {
+          // 2.9: a line about an instance carries `name`; `domain` kept for existing queries.
           op.log.log(1, 'skipping a domain whose metadata cannot be read', {
+            name: d.name,
             domain: d.name,
             error: err instanceof Error ? err.message : String(err),
           });

@@ -11,7 +11,7 @@ import {
   wrapError,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import { createOperationRunner, silentLogger } from '@egress-proxies/provider-utils';
+import { createOperationRunner, instanceFields, silentLogger } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dialer } from './backend.js';
 import { checkHosts } from './check.js';
@@ -24,6 +24,7 @@ import type { KvmFlavour } from './flavour.js';
 import { getInstance } from './get.js';
 import { HostTable } from './hosts.js';
 import { httpFetcher, type ImageFetcher } from './http-fetcher.js';
+import { parseProviderId } from './id.js';
 import { type Budgets, DEFAULT_BUDGETS } from './libvirt-backend.js';
 import { listInstances } from './list.js';
 import { deleteSecondary, listSecondary } from './secondary.js';
@@ -52,6 +53,9 @@ export interface KvmProviderOptions {
 }
 
 /** A kvm-family provider: one class, parameterised by the flavour. */
+/** The fields of a get's or delete's lines: the ID, and the instance it names (2.9). */
+const about = (id: string) => ({ id, ...instanceFields(() => parseProviderId(id).name) });
+
 export class KvmFamilyProvider implements Provider, Checker {
   readonly name: string;
   readonly type: string;
@@ -137,11 +141,11 @@ export class KvmFamilyProvider implements Provider, Checker {
   }
 
   get(id: string, opts?: CallOptions): Promise<Instance> {
-    return runOp(this.#core, 'get', opts, { id }, (op) => getInstance(this.#core, id, op));
+    return runOp(this.#core, 'get', opts, about(id), (op) => getInstance(this.#core, id, op));
   }
 
   delete(id: string, opts?: CallOptions): Promise<void> {
-    return runOp(this.#core, 'delete', opts, { id }, (op) => deleteInstance(this.#core, id, op));
+    return runOp(this.#core, 'delete', opts, about(id), (op) => deleteInstance(this.#core, id, op));
   }
 
   listByTag(opts?: CallOptions): Promise<Instance[]> {

@@ -65,8 +65,12 @@ async function listAll(ctx: GcpContext, opts: CallOptions): Promise<Instance[]> 
     }
     pageToken = page.nextPageToken || undefined;
   } while (pageToken);
-  if (unreachable.size > 0) {
-    logger.log(1, 'list: zones unreachable, their instances are left out', { unreachable: [...unreachable] });
+  // One line per zone (2.9: a line about a target carries it), so a query for the zone finds it.
+  for (const u of unreachable) {
+    logger.log(1, 'list: zone unreachable, its instances are left out', {
+      zone: lastSegment(u),
+      unreachable: u,
+    });
   }
   return out;
 }

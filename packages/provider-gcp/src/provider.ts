@@ -4,13 +4,14 @@ import type {
   CheckResult,
   CreateRequest,
   Instance,
+  LogFields,
   Logger,
   Provider,
   ProviderProfile,
 } from '@egress-proxies/contract';
 import { ErrorCode, permanentError, wrapError } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import { createOperationRunner } from '@egress-proxies/provider-utils';
+import { createOperationRunner, instanceFields } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import { createAuth, type RequestAuth } from './auth.js';
@@ -24,6 +25,7 @@ import { remove } from './delete.js';
 import { classify } from './errors.js';
 import { FirewallManager, firewallRuleName } from './firewall.js';
 import { get } from './get.js';
+import { parseId } from './id.js';
 import { listByTag } from './list.js';
 import { observeComputeApi } from './observe.js';
 import { OperationTracker } from './operations.js';
@@ -124,10 +126,15 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
     operation: string,
     opts: CallOptions | undefined,
     fn: (o: CallOptions) => Promise<T>,
+    fields?: LogFields,
   ): Promise<T> =>
-    runner.run(operation, opts, (call) =>
-      runWithLogger(call.logger, () => fn({ ...opts, logger: call.logger })),
+    runner.run(
+      operation,
+      opts,
+      (call) => runWithLogger(call.logger, () => fn({ ...opts, logger: call.logger })),
+      fields,
     );
+  const about = (id: string) => instanceFields(() => parseId(id).name);
 
   return {
     name,
@@ -135,9 +142,16 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
     profile: gcpProfile satisfies ProviderProfile,
     config: cfg,
     firewallRule: ruleName,
-    create: (req: CreateRequest, opts?: CallOptions) => run('create', opts, (o) => create(ctx, req, o)),
-    get: (id: string, opts?: CallOptions): Promise<Instance> => run('get', opts, (o) => get(ctx, id, o)),
-    delete: (id: string, opts?: CallOptions) => run('delete', opts, (o) => remove(ctx, id, o)),
+    create: (req: CreateRequest, opts?: CallOptions) =>
+      run(
+        'create',
+        opts,
+        (o) => create(ctx, req, o),
+        instanceFields(() => req.name),
+      ),
+    get: (id: string, opts?: CallOptions): Promise<Instance> =>
+      run('get', opts, (o) => get(ctx, id, o), about(id)),
+    delete: (id: string, opts?: CallOptions) => run('delete', opts, (o) => remove(ctx, id, o), about(id)),
     listByTag: (opts?: CallOptions) => run('listByTag', opts, (o) => listByTag(ctx, o)),
     check: (opts?: CallOptions): Promise<CheckResult[]> => {
       // The same stable code as every other call after close (contract 2.12).

@@ -48,8 +48,13 @@ describe('listByTag', () => {
     s.fake.setUnreachable(true, 'europe-west1-b');
     const listed = await s.provider.listByTag();
     expect(listed.map((i) => i.id)).toEqual([a]);
-    const line = s.lines.find((l) => l.msg.startsWith('list: zones unreachable'));
-    expect(line).toMatchObject({ level: 1, unreachable: ['zones/europe-west1-b'], provider: 'gcp-test' });
+    const line = s.lines.find((l) => l.msg.startsWith('list: zone unreachable'));
+    expect(line).toMatchObject({
+      level: 1,
+      zone: 'europe-west1-b',
+      unreachable: 'zones/europe-west1-b',
+      provider: 'gcp-test',
+    });
   });
 
   it('classifies a failing list', async () => {

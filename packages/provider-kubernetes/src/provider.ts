@@ -4,13 +4,14 @@ import {
   type CheckResult,
   type CreateRequest,
   type Instance,
+  type LogFields,
   type Logger,
   type Provider,
   type ProviderProfile,
   wrapError,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import { createOperationRunner } from '@egress-proxies/provider-utils';
+import { createOperationRunner, instanceFields } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { KubeBackend } from './backend.js';
 import { currentLogger, runWithLogger } from './call-context.js';
@@ -22,6 +23,7 @@ import { create } from './create.js';
 import { remove } from './delete.js';
 import { classify } from './errors.js';
 import { get } from './get.js';
+import { parseId } from './id.js';
 import { listByTag } from './list.js';
 import { observeBackend } from './observe.js';
 import { kubernetesProfile } from './profile.js';
@@ -82,8 +84,15 @@ export function createKubernetesProvider(
     operation: string,
     opts: CallOptions | undefined,
     fn: (signal: AbortSignal | undefined, logger: Logger) => Promise<T>,
+    fields?: LogFields,
   ): Promise<T> =>
-    runner.run(operation, opts, (call) => runWithLogger(call.logger, () => fn(call.signal, call.logger)));
+    runner.run(
+      operation,
+      opts,
+      (call) => runWithLogger(call.logger, () => fn(call.signal, call.logger)),
+      fields,
+    );
+  const about = (id: string) => instanceFields(() => parseId(id).name);
 
   const profile: ProviderProfile = kubernetesProfile;
   return {
@@ -91,10 +100,17 @@ export function createKubernetesProvider(
     type: 'kubernetes',
     profile,
     config: cfg,
-    create: (req: CreateRequest, opts?: CallOptions) => run('create', opts, (s, l) => create(ctx, req, s, l)),
+    create: (req: CreateRequest, opts?: CallOptions) =>
+      run(
+        'create',
+        opts,
+        (s, l) => create(ctx, req, s, l),
+        instanceFields(() => req.name),
+      ),
     get: (id: string, opts?: CallOptions): Promise<Instance> =>
-      run('get', opts, (s, l) => get(ctx, id, s, l)),
-    delete: (id: string, opts?: CallOptions) => run('delete', opts, (s, l) => remove(ctx, id, s, l)),
+      run('get', opts, (s, l) => get(ctx, id, s, l), about(id)),
+    delete: (id: string, opts?: CallOptions) =>
+      run('delete', opts, (s, l) => remove(ctx, id, s, l), about(id)),
     listByTag: (opts?: CallOptions) => run('listByTag', opts, (s, l) => listByTag(ctx, s, l)),
     async check(opts?: CallOptions): Promise<CheckResult[]> {
       // The same stable code as every other call after close (contract 2.12).

@@ -4,6 +4,7 @@ import type {
   Checker,
   CheckResult,
   CreateRequest,
+  LogFields,
   Logger,
   Provider,
   ProviderProfile,
@@ -11,6 +12,7 @@ import type {
 import { KeyedLock } from '@egress-proxies/keyedlock';
 import {
   createOperationRunner,
+  instanceFields,
   type OperationCall,
   type OperationRunner,
   silentLogger,
@@ -22,6 +24,7 @@ import { DEFAULT_TIMING, type OpContext, type Shared, type Timing } from './cont
 import { createInstance } from './create.js';
 import { deleteInstance } from './delete.js';
 import { getInstance } from './get.js';
+import { parseId } from './id.js';
 import type { LocalInstance } from './instance.js';
 import { listInstances } from './list.js';
 import { observe } from './observe.js';
@@ -105,20 +108,40 @@ export class LocalProvider implements Provider, Checker {
     };
   }
 
-  #run<T>(op: string, opts: CallOptions | undefined, fn: (ctx: OpContext) => Promise<T>): Promise<T> {
-    return this.#runner.run(op, opts, (call) => fn(this.#context(call)));
+  #run<T>(
+    op: string,
+    opts: CallOptions | undefined,
+    fn: (ctx: OpContext) => Promise<T>,
+    fields?: LogFields,
+  ): Promise<T> {
+    return this.#runner.run(op, opts, (call) => fn(this.#context(call)), fields);
   }
 
   create(req: CreateRequest, opts?: CallOptions): Promise<string> {
-    return this.#run('create', opts, (ctx) => createInstance(ctx, req));
+    return this.#run(
+      'create',
+      opts,
+      (ctx) => createInstance(ctx, req),
+      instanceFields(() => req.name),
+    );
   }
 
   get(id: string, opts?: CallOptions): Promise<LocalInstance> {
-    return this.#run('get', opts, (ctx) => getInstance(ctx, id));
+    return this.#run(
+      'get',
+      opts,
+      (ctx) => getInstance(ctx, id),
+      instanceFields(() => parseId(id)),
+    );
   }
 
   delete(id: string, opts?: CallOptions): Promise<void> {
-    return this.#run('delete', opts, (ctx) => deleteInstance(ctx, id));
+    return this.#run(
+      'delete',
+      opts,
+      (ctx) => deleteInstance(ctx, id),
+      instanceFields(() => parseId(id)),
+    );
   }
 
   listByTag(opts?: CallOptions): Promise<LocalInstance[]> {

@@ -12,12 +12,35 @@ export function isCandidate(r: ClusterResource): boolean {
 }
 
 /**
+ * Names each node whose guests the list cannot see: an offline node's guests (like a clone
+ * pvestatd has not reported yet) come without a name or status, so they cannot be candidates.
+ * One V1 line per node (2.9: a line about a target carries it).
+ */
+function leftOut(ctx: Ctx, resources: readonly ClusterResource[]): void {
+  const blind = new Map<string, number>();
+  for (const r of resources)
+    if (r.type === 'qemu' && !r.name && r.status === 'unknown')
+      blind.set(r.node, (blind.get(r.node) ?? 0) + 1);
+  for (const [node, guests] of blind)
+    ctx.log.log(
+      1,
+      'proxmox guests left out of the list: no status reported (node offline, or a clone in progress)',
+      {
+        node,
+        guests,
+      },
+    );
+}
+
+/**
  * One `/cluster/resources` read (fails the whole call when it fails) plus one config read per
  * candidate; the mark in the description decides. An unreadable candidate is skipped unless the
  * call itself ended. The state comes from the resources entry only (no status or agent call).
  */
 export async function listByTag(ctx: Ctx): Promise<Instance[]> {
-  const candidates = (await ctx.api.clusterResources(ctx.signal)).filter(isCandidate);
+  const resources = await ctx.api.clusterResources(ctx.signal);
+  leftOut(ctx, resources);
+  const candidates = resources.filter(isCandidate);
   const out: (Instance | undefined)[] = new Array(candidates.length);
   let next = 0;
   const worker = async () => {

@@ -4,12 +4,13 @@ import type {
   CheckResult,
   CreateRequest,
   Instance,
+  LogFields,
   Logger,
   Provider,
   SecondaryResource,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import { createOperationRunner, type OperationCall } from '@egress-proxies/provider-utils';
+import { createOperationRunner, instanceFields, type OperationCall } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import type { Backend } from './backend.js';
@@ -21,6 +22,7 @@ import { create } from './create.js';
 import { del } from './delete.js';
 import { classify } from './errors.js';
 import { get } from './get.js';
+import { parseProviderId } from './id.js';
 import { KeyedLimiter } from './limiter.js';
 import { listByTag } from './list.js';
 import { observe } from './observe.js';
@@ -122,8 +124,13 @@ export function createProxmoxProvider(
     buildSeed: seed,
     now,
   });
-  const run = <T>(op: string, opts: CallOptions | undefined, fn: (ctx: Ctx) => Promise<T>): Promise<T> =>
-    runner.run(op, opts, (call) => fn(ctxFor(call)));
+  const run = <T>(
+    op: string,
+    opts: CallOptions | undefined,
+    fn: (ctx: Ctx) => Promise<T>,
+    fields?: LogFields,
+  ): Promise<T> => runner.run(op, opts, (call) => fn(ctxFor(call)), fields);
+  const about = (id: string) => instanceFields(() => parseProviderId(id).name);
 
   return {
     name,
@@ -131,9 +138,16 @@ export function createProxmoxProvider(
     profile: proxmoxProfile,
     config: cfg,
     peakClones: (node) => clones.peak(node),
-    create: (req: CreateRequest, opts?: CallOptions) => run('create', opts, (ctx) => create(ctx, req)),
-    get: (id: string, opts?: CallOptions): Promise<Instance> => run('get', opts, (ctx) => get(ctx, id)),
-    delete: (id: string, opts?: CallOptions) => run('delete', opts, (ctx) => del(ctx, id)),
+    create: (req: CreateRequest, opts?: CallOptions) =>
+      run(
+        'create',
+        opts,
+        (ctx) => create(ctx, req),
+        instanceFields(() => req.name),
+      ),
+    get: (id: string, opts?: CallOptions): Promise<Instance> =>
+      run('get', opts, (ctx) => get(ctx, id), about(id)),
+    delete: (id: string, opts?: CallOptions) => run('delete', opts, (ctx) => del(ctx, id), about(id)),
     listByTag: (opts?: CallOptions) => run('listByTag', opts, (ctx) => listByTag(ctx)),
     listSecondary: (opts?: CallOptions) => run('listSecondary', opts, (ctx) => listSecondary(ctx)),
     deleteSecondary: (id: string, opts?: CallOptions) =>

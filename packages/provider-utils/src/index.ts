@@ -39,6 +39,7 @@ export {
 } from './logger.js';
 export {
   createOperationRunner,
+  instanceFields,
   type OperationCall,
   type OperationRunner,
   type OperationRunnerOptions,

@@ -1,7 +1,7 @@
 import { ErrorCode, ErrorKind, ProviderError, transientError } from '@egress-proxies/contract';
 import { describe, expect, it } from 'vitest';
 import { createLogger, type LogLine } from './logger.js';
-import { createOperationRunner } from './operation-runner.js';
+import { createOperationRunner, instanceFields } from './operation-runner.js';
 
 function caught(p: Promise<unknown>): Promise<ProviderError> {
   return p.then(
@@ -140,5 +140,18 @@ describe('createOperationRunner', () => {
       .loggerFor('get', { logger: createLogger({ verbosity: 1, sink: (l) => lines.push(l) }) })
       .log(1, 'x');
     expect(lines).toEqual([{ provider: 'b', level: 1, msg: 'x' }]);
+  });
+});
+
+describe('instanceFields', () => {
+  it('names the instance when it can be read, and gives nothing when it cannot', () => {
+    expect(instanceFields(() => 'proxy-1')).toEqual({ name: 'proxy-1' });
+    expect(instanceFields(() => '')).toEqual({});
+    expect(instanceFields(() => 42)).toEqual({});
+    expect(
+      instanceFields(() => {
+        throw new Error('not an ID');
+      }),
+    ).toEqual({});
   });
 });

@@ -67,6 +67,20 @@ export interface OperationRunner {
   closedError(operation: string): ProviderError;
 }
 
+/**
+ * The `name` field (contract 2.9) for every line of a call about one instance: what `name()`
+ * reads (the request's name, the name in the ID), or nothing when it cannot be read (a malformed
+ * ID gets its own error, which names it).
+ */
+export function instanceFields(name: () => unknown): LogFields {
+  try {
+    const n = name();
+    return typeof n === 'string' && n !== '' ? { name: n } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The error every call after `close()` gets: Permanent `PROVIDER_CLOSED`. */
 export function providerClosedError(provider: string, operation: string): ProviderError {
   return wrapError(

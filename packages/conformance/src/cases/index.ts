@@ -14,8 +14,10 @@ import { getCases } from './get.js';
 import { idGarbageCases } from './id-garbage.js';
 import { listCases } from './list.js';
 import { listStrictCases } from './list-strict.js';
+import { logFieldCases } from './log-fields.js';
 import { markCases } from './marks.js';
 import { operationCases } from './operations.js';
+import { requestVariantCases } from './request-variants.js';
 import { secretCases } from './secrets.js';
 import { startFaultCases } from './start-faults.js';
 import { tracingCases } from './tracing.js';
@@ -46,6 +48,8 @@ const ALL: readonly ConformanceCase[] = Object.freeze(
     ...startFaultCases,
     ...markCases,
     ...tracingCases,
+    ...logFieldCases,
+    ...requestVariantCases,
   ].sort((a, b) => rank(a) - rank(b)),
 );
 

@@ -110,7 +110,8 @@ export const listCases: ConformanceCase[] = [
   {
     id: 'LIST-04',
     group: 'listByTag',
-    title: 'a partial failure follows the declared list-partial policy, in listByTag and listSecondary alike',
+    title:
+      'a partial failure follows the declared list-partial policy, in listByTag and listSecondary alike; a target left out is named in a line',
     proves: 'an unreachable zone either fails the whole list or is left out, exactly as the profile says',
     gate: 'listPartial != not-applicable, two zones',
     applies: (f) => {
@@ -125,7 +126,11 @@ export const listCases: ConformanceCase[] = [
       const ida = await ok(ctx.create(a), `create in ${z0}`);
       const idb = await ok(ctx.create(b), `create in ${z1}`);
       await ctx.backend.setUnreachable(true, z1);
-      const s = await outcome(ctx.provider.listByTag(ctx.opts()), `listByTag with ${z1} unreachable`);
+      const l = ctx.logger(1);
+      const s = await outcome(
+        ctx.provider.listByTag({ logger: l.logger }),
+        `listByTag with ${z1} unreachable`,
+      );
       if (ctx.profile.listPartial === 'fail-whole') {
         check(!s.ok, `listByTag with ${z1} unreachable succeeded; the profile says fail-whole`);
         expectKind(s.error, ErrorKind.Transient, `listByTag with ${z1} unreachable`);
@@ -137,6 +142,12 @@ export const listCases: ConformanceCase[] = [
         const ids = s.value.map((i) => i.id);
         check(ids.includes(ida), `listByTag with ${z1} unreachable missed ${ida} in ${z0}`);
         check(!ids.includes(idb), `listByTag listed ${idb} from the unreachable ${z1}`);
+        // 2.9: a line about a target carries it; what was left out must be findable in the log.
+        if (ctx.profile.logging !== 'none')
+          check(
+            l.lines.some((line) => Object.entries(line).some(([k, v]) => k !== 'msg' && v === z1)),
+            `listByTag left ${z1} out without a line naming it: ${JSON.stringify(l.lines)}`,
+          );
       }
       // listSecondary follows the same policy, and never reads a live instance's parts as left over.
       if (ctx.provider.listSecondary && ctx.profile.secondaryResources === 'explicit-listable') {

@@ -17,7 +17,8 @@ export function classifyBackendError(provider: string, operation: string, err: u
       provider,
       operation,
       cause: err,
-      details: { step: err.step, host: err.host },
+      // 2.5: a BACKEND_ERROR's details carry the backend's own code.
+      details: { step: err.step, host: err.host, backendCode: err.code },
     });
   switch (err.code) {
     case 'NO_DOMAIN':

@@ -14,7 +14,7 @@ import { ReferenceCheckReason } from './checker.js';
 import type { ReferenceConfig } from './config.js';
 import { createReference } from './factory.js';
 import { formatId } from './id.js';
-import { formatMark, readMark } from './mark.js';
+import { formatMark, MARK_NAMESPACE, readMark } from './mark.js';
 import { isUp } from './state.js';
 
 export const REFERENCE_HOSTS = ['alpha', 'beta', 'gamma'] as const;
@@ -90,7 +90,12 @@ function writeSeedMark(mark: Exclude<SeedSpec['mark'], 'none'>): string {
     ...(valid ? { createdAt } : {}),
     ...(mark.installation ? { installation: mark.installation } : {}),
   });
-  return valid ? written : written.replace('/>', ' createdAt="the day before yesterday"/>');
+  const out = valid ? written : written.replace('/>', ' createdAt="the day before yesterday"/>');
+  if (mark.written === 'other-tool')
+    return out.replace(MARK_NAMESPACE, 'https://other-tool.example/xmlns/instance');
+  // As a writer that pretty-prints lays it out: padded, attributes on lines of their own.
+  if (mark.written === 'reformatted') return `\n  ${out.replaceAll('" ', '"\n    ').replace('/>', ' />')}\n`;
+  return out;
 }
 
 /** The kit's control interface over an in-memory reference backend. */
@@ -108,7 +113,8 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
     exhaustCapacity: (zone) => backend.setPoolFull(true, zone),
     startFaults: ['crashes', 'powers-off', 'never-runs'],
     failStart: (name, fault) => backend.failStart(name, fault),
-    markVariants: ['managed-false', 'unparsable-created-at'],
+    markVariants: ['managed-false', 'unparsable-created-at', 'other-tool', 'reformatted'],
+    backendCode: (step, fault) => faultCode(step, fault),
     extraFaults: [
       { fault: 'no-pool', kind: 'Permanent', code: 'POOL_NOT_FOUND' },
       { fault: 'no-host', kind: 'Permanent', code: 'PERMANENT' },
@@ -181,6 +187,8 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
 export interface ReferenceHarnessOptions {
   /** The configured provider name; `reference-conformance` when absent. */
   providerName?: string;
+  /** The configured hosts; the three of `REFERENCE_HOSTS` when absent. */
+  hosts?: readonly string[];
   /** Passed to the config. */
   listPartial?: 'fail-whole' | 'omit-unreachable';
   /** Builds the provider under test over the backend (the kit's tests pass deliberately broken ones). */
@@ -198,26 +206,31 @@ export function createReferenceHarness(options: ReferenceHarnessOptions = {}): C
   return (): ConformanceFixture => {
     const name = options.providerName ?? 'reference-conformance';
     const token = `ref-token-${randomUUID()}`;
-    const config = referenceConfig(token, options.listPartial ? { listPartial: options.listPartial } : {});
-    const backend = new ReferenceBackend({ hosts: REFERENCE_HOSTS.map((h) => ({ name: h, token })) });
+    const hosts = options.hosts ?? REFERENCE_HOSTS;
+    const config = referenceConfig(token, {
+      hosts: hosts.map((h) => ({ name: h, address: `${h}.lab.internal:16509` })),
+      ...(options.listPartial ? { listPartial: options.listPartial } : {}),
+    });
+    const backend = new ReferenceBackend({ hosts: hosts.map((h) => ({ name: h, token })) });
     const made = options.makeProvider
       ? options.makeProvider({ name, config, backend })
       : createReference(name, config, backend);
     return {
       provider: made.provider,
       ...(made.checker ? { checker: made.checker } : {}),
-      backend: referenceControl(backend, REFERENCE_HOSTS[0]),
+      backend: referenceControl(backend, hosts[0]!),
       profile: made.provider.profile,
       config: {
         providerName: name,
-        placement: { zone: REFERENCE_HOSTS[0], machineType: 'small', image: 'debian-12' },
+        placement: { zone: hosts[0]!, machineType: 'small', image: 'debian-12' },
         validatedPlacement: ['zone', 'machineType', 'image'],
-        requiredPlacement: ['zone', 'machineType', 'image'],
-        zones: REFERENCE_HOSTS,
+        // One configured host is the zone of every request that names none.
+        requiredPlacement: hosts.length === 1 ? ['machineType', 'image'] : ['zone', 'machineType', 'image'],
+        zones: hosts,
         unconfiguredZoneId: (n) => formatId('retired', n),
         secrets: [token],
         stateTable: REFERENCE_STATE_TABLE,
-        checkTargets: REFERENCE_HOSTS,
+        checkTargets: hosts,
         checkReasons: CHECK_REASONS,
       },
       dispose: () => made.provider.close?.(),

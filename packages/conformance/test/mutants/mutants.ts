@@ -9,6 +9,7 @@ import {
   type Provider,
   type ProviderError,
 } from '@egress-proxies/contract';
+import type { ReferenceHarnessOptions } from '../../src/reference/harness.js';
 import {
   classifyBackendError,
   type MarkReading,
@@ -32,6 +33,8 @@ export interface Mutant {
   breaks: string;
   /** Case ids that must fail against it. */
   caughtBy: readonly string[];
+  /** The harness it runs in, when not the default three-host one. */
+  harness?: Pick<ReferenceHarnessOptions, 'hosts' | 'listPartial'>;
   make(args: { name: string; config: ReferenceConfig; backend: ReferenceBackend }): {
     provider: Provider;
     checker?: ReferenceChecker;

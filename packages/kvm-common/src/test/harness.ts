@@ -81,6 +81,15 @@ export function fakeControl(fake: FakeLibvirt, flavour: KvmFlavour, defaultHost:
   };
   return {
     failNext: (step, count, fault: FaultKind) => fake.failNext(step, count, fault),
+    // The libvirt error name the fake answers each fault with (what a line's libvirtCodeName says).
+    backendCode: (step, fault) => {
+      if (fault === 'busy') return 'VIR_ERR_RESOURCE_BUSY';
+      if (fault === 'out-of-capacity') return 'VIR_ERR_SYSTEM_ERROR';
+      if (fault === 'unreachable') return 'ConnectionClosedError';
+      if (fault !== 'not-found') return 'VIR_ERR_INTERNAL_ERROR';
+      if (step.startsWith('storagePool')) return 'VIR_ERR_NO_STORAGE_POOL';
+      return step.startsWith('storageVol') ? 'VIR_ERR_NO_STORAGE_VOL' : 'VIR_ERR_NO_DOMAIN';
+    },
     block: (step) => fake.block(step),
     setUnreachable: (on, zone) => {
       for (const h of fake.hosts.values()) if (!zone || h.name === zone) h.unreachable = on;

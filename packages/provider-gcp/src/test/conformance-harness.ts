@@ -68,6 +68,11 @@ export function backendControl(
   const zoneOf = (zone?: string) => zone ?? defaultZone;
   return {
     failNext: (step, count, fault) => fake.failNext(step as Step, count, faultFor(fault, fake.project, step)),
+    // The HTTP status Compute answers with; a cut connection has none the kit could name.
+    backendCode: (step, fault) => {
+      const f = faultFor(fault as FaultKind, fake.project, step);
+      return f.kind === 'error' ? f.error.status : 'ECONNRESET';
+    },
     block: (step) => fake.block(step),
     setUnreachable: (on, zone) => fake.setUnreachable(on, zone),
     setBusy: (on, zone) => fake.setBusy(on, zone),

@@ -104,6 +104,8 @@ export function fakeControl(fake: FakePve): BackendControl {
     failNext(step: string, count: number, fault: FaultKind) {
       fake.failStep(step, count, fault);
     },
+    // The HTTP status PVE answers each fault with (595 is pveproxy's "no route"; the rest are 500s).
+    backendCode: (_step: string, fault: string) => (fault === 'unreachable' ? 595 : 500),
     block(step: string) {
       const g = new Gate();
       gates.push(g);
