@@ -1,10 +1,10 @@
-import { ErrorCode, transientError } from '@egress-proxies/contract';
+import { ErrorCode, ProviderError, transientError } from '@egress-proxies/contract';
 import type { UserIds } from './backend.js';
 import type { Engine } from './config.js';
 import type { OpContext } from './context.js';
 import { NODE_PROXY_CONF, nodeArgs, nodeProxyConf, nodeRunnerPath } from './engines/node.js';
 import { SQUID_CONF, SQUID_USER, squidArgs, squidConf } from './engines/squid.js';
-import { engineUnavailableError, noFreePortError, processExitedError } from './errors.js';
+import { engineUnavailableError, LocalErrorCode, noFreePortError, processExitedError } from './errors.js';
 import { portCandidates } from './ports.js';
 import { connectAddress, isOurProcess, listensOn, pollUntil, processRuns, stopStrays } from './process.js';
 import { encodeState, type InstanceRecord } from './state-file.js';
@@ -26,11 +26,23 @@ export async function resolveEngine(ctx: OpContext): Promise<Engine> {
   return 'node';
 }
 
+/**
+ * How many ports one start tries when its process finds the port taken: the probe and the
+ * process's bind are two steps, and any process on the host (another provider instance, a proxy
+ * of an aborted create still starting) can bind in between.
+ */
+const PORT_ATTEMPTS = 4;
+
 /** The first free candidate port not reserved by another create of this provider. */
-async function allocatePort(ctx: OpContext, name: string, preferred: number | undefined): Promise<number> {
+async function allocatePort(
+  ctx: OpContext,
+  name: string,
+  preferred: number | undefined,
+  avoid: ReadonlySet<number>,
+): Promise<number> {
   const { min, max } = ctx.config.portRange;
   for (const port of portCandidates(name, ctx.config.portRange, preferred)) {
-    if (ctx.reservedPorts.has(port)) continue;
+    if (ctx.reservedPorts.has(port) || avoid.has(port)) continue;
     if (await ctx.backend.portFree(ctx.signal, ctx.config.bindAddress, port)) return port;
   }
   throw noFreePortError(min, max);
@@ -160,10 +172,42 @@ export async function ensureRunning(
     return record;
   }
   await stopStrays(ctx, name);
+  const taken = new Set<number>();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(ctx, name, record, preferredPort, taken);
+    } catch (err) {
+      if (!(err instanceof PortTaken)) throw err;
+      if (attempt >= PORT_ATTEMPTS) throw err.cause;
+      taken.add(err.port);
+      ctx.logger.log(1, 'local proxy port taken by another process, trying another', {
+        name,
+        port: err.port,
+        attempt,
+      });
+    }
+  }
+}
+
+/** Our process died before it listened and its port is held now: someone bound it after our probe. */
+class PortTaken {
+  constructor(
+    readonly port: number,
+    readonly cause: unknown,
+  ) {}
+}
+
+async function startOnFreePort(
+  ctx: OpContext,
+  name: string,
+  record: InstanceRecord,
+  preferredPort: number | undefined,
+  taken: ReadonlySet<number>,
+): Promise<InstanceRecord> {
   const release = await ctx.locks.acquire(PORT_LOCK, { signal: ctx.signal });
   let port: number;
   try {
-    port = await allocatePort(ctx, name, record.port ?? preferredPort);
+    port = await allocatePort(ctx, name, record.port ?? preferredPort, taken);
     ctx.reservedPorts.add(port);
   } finally {
     release();
@@ -198,7 +242,17 @@ export async function ensureRunning(
       throw err;
     }
     ctx.logger.log(2, 'local proxy spawned', { name, pid: spawned.pid, port });
-    await waitReady(ctx, name, running);
+    try {
+      await waitReady(ctx, name, running);
+    } catch (err) {
+      if (
+        err instanceof ProviderError &&
+        err.code === LocalErrorCode.ProcessExited &&
+        !(await ctx.backend.portFree(ctx.signal, ctx.config.bindAddress, port))
+      )
+        throw new PortTaken(port, err);
+      throw err;
+    }
     return running;
   } finally {
     ctx.reservedPorts.delete(port);

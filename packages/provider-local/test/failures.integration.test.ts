@@ -1,7 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { ErrorCode, InstanceState, isPermanent, isTransient, ProviderError } from '@egress-proxies/contract';
+import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createLocalProvider,
@@ -37,29 +38,48 @@ function hold(port: number): Promise<Server> {
 }
 
 describe('create failures on the real host', () => {
-  it('fails fast with PROCESS_EXITED when the port is taken between allocation and spawn, and a retry takes another port', async () => {
-    const dir = await stateDir('stolen');
+  /** A backend on which someone binds the allocated port right before the proxy starts, `times` times. */
+  function racingBackend(dir: string, times: number) {
     const os = createOsBackend(dir);
-    let stolen: number | undefined;
-    // Someone binds the allocated port right before the proxy starts.
-    const racing: LocalBackend = {
+    const stolen: number[] = [];
+    const backend: LocalBackend = {
       ...os,
       async spawn(signal, spec) {
-        const conf = JSON.parse(
-          await import('node:fs/promises').then((f) =>
-            f.readFile(join(spec.runtimeDir, 'node-proxy.json'), 'utf8'),
-          ),
-        );
-        if (stolen === undefined) {
-          stolen = conf.port as number;
-          await hold(stolen);
+        const conf = JSON.parse(await readFile(join(spec.runtimeDir, 'node-proxy.json'), 'utf8'));
+        if (stolen.length < times) {
+          stolen.push(conf.port as number);
+          await hold(conf.port as number);
         }
         return os.spawn(signal, spec);
       },
     };
+    return { backend, stolen };
+  }
+
+  it('starts on another port when the allocated one is taken between the probe and the bind', async () => {
+    const dir = await stateDir('stolen');
+    const { backend, stolen } = racingBackend(dir, 1);
     const provider = createLocalProvider(
       { stateDir: dir, engine: 'node', portRange: RANGE },
-      { backend: racing, name: 'local-failures' },
+      { backend, name: 'local-failures' },
+    );
+    const lines: LogLine[] = [];
+    const logger = createLogger({ verbosity: 1, sink: (l) => lines.push(l) });
+    const req = makeRequest();
+    const id = await provider.create(req, { logger });
+    const inst = (await provider.get(id)) as LocalInstance;
+    expect(inst.state).toBe(InstanceState.Running);
+    expect(stolen).toHaveLength(1);
+    expect(inst.port).not.toBe(stolen[0]);
+    expect(lines).toContainEqual(expect.objectContaining({ name: req.name, port: stolen[0], attempt: 1 }));
+  });
+
+  it('gives up with PROCESS_EXITED, naming EADDRINUSE, when every port it tries is taken before the bind', async () => {
+    const dir = await stateDir('stolen-always');
+    const { backend, stolen } = racingBackend(dir, 100);
+    const provider = createLocalProvider(
+      { stateDir: dir, engine: 'node', portRange: RANGE },
+      { backend, name: 'local-failures' },
     );
     const req = makeRequest();
     const err = await provider.create(req).catch((e: unknown) => e);
@@ -68,11 +88,10 @@ describe('create failures on the real host', () => {
     expect((err as ProviderError).provider).toBe('local-failures');
     // The error carries the end of the runner's stderr, which names the cause.
     expect((err as Error).message).toContain('EADDRINUSE');
+    // A bounded number of ports, each a different one.
+    expect(stolen.length).toBe(4);
+    expect(new Set(stolen).size).toBe(4);
     expect((await provider.get(`local/${req.name}`)).state).toBe(InstanceState.Stopped);
-    const id = await provider.create(req);
-    const inst = (await provider.get(id)) as LocalInstance;
-    expect(inst.state).toBe(InstanceState.Running);
-    expect(inst.port).not.toBe(stolen);
   });
 
   it('reports no free port in the range as QuotaExceeded NO_FREE_PORT', async () => {
