@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // What the test run leaves on the host. `snapshot` records the host before the tests, `compare`
 // lists what is new afterwards and still there: temp entries, daemons the suites started (VMs,
-// Squid, API servers, sshd, operators), mounts, buildah containers, network links, firewall rules
-// and libvirt definitions. Every suite cleans up after itself, so anything listed is a leak (a
+// Squid, API servers, sshd, operators), mounts, buildah containers, network links and namespaces,
+// firewall rules and libvirt definitions. Every suite cleans up after itself, so anything listed is a leak (a
 // killed VM's disk, a key left in a temp dir, a proxy still listening). Lock files are kept on
 // purpose: every process on the machine agrees on their paths.
 import { spawnSync } from 'node:child_process';
@@ -55,6 +55,7 @@ function snapshot() {
       .map((l) => l.split(' ').slice(0, 3).join(' ')),
     buildah: lines('buildah', ['containers', '--quiet', '--noheading']) ?? [],
     links: (lines('ip', ['-o', 'link', 'show']) ?? []).map((l) => l.split(':')[1]?.trim().split('@')[0] ?? l),
+    netns: (lines('ip', ['netns', 'list']) ?? []).map((l) => l.split(' ')[0]),
     firewall: (lines('iptables-save', []) ?? []).filter((l) => /^-A /.test(l)),
     libvirt: [
       ...listDir('/etc/libvirt/qemu').filter((p) => p.endsWith('.xml')),
