@@ -23,6 +23,9 @@ import { loadCredentials } from '../ssh-dialer.js';
 import { isUp, stateName } from '../state.js';
 import { FAKE_HOST_CONDITIONS, type FakeHostCondition, FakeLibvirt } from './fake-libvirt.js';
 
+/** Another tool's metadata namespace on the same domains. */
+const OTHER_TOOL_NAMESPACE = 'https://other-tool.example/xmlns/instance';
+
 export const FAKE_HOSTS = ['alpha', 'beta'] as const;
 
 const STATE_BY_NAME: Record<string, number> = {
@@ -123,10 +126,14 @@ export function fakeControl(fake: FakeLibvirt, flavour: KvmFlavour, defaultHost:
         });
         // libvirt hands the element back without its namespace declaration.
         const back = el.replace(/ xmlns:[\w.-]+="[^"]*"/, '');
-        metadata.set(
-          flavour.namespace,
-          valid ? back : back.replace('/>', ' createdAt="the day before yesterday"/>'),
-        );
+        const text = valid ? back : back.replace('/>', ' createdAt="the day before yesterday"/>');
+        // The layout variants: another tool's element of the same shape under its own namespace
+        // (libvirt keeps one element per namespace URI), and our element as a pretty-printer
+        // lays it out.
+        if (spec.mark.written === 'other-tool') metadata.set(OTHER_TOOL_NAMESPACE, text);
+        else if (spec.mark.written === 'reformatted')
+          metadata.set(flavour.namespace, `\n  ${text.replaceAll('" ', '"\n    ').replace('/>', ' />')}\n`);
+        else metadata.set(flavour.namespace, text);
       }
       const up =
         state !== DomainState.SHUTOFF && state !== DomainState.CRASHED && state !== DomainState.SHUTDOWN;
@@ -208,7 +215,7 @@ export function fakeControl(fake: FakeLibvirt, flavour: KvmFlavour, defaultHost:
       if (present) d.addresses[fake.addressSource] = fake.nextAddress();
       else d.addresses = {};
     },
-    markVariants: ['managed-false', 'unparsable-created-at'],
+    markVariants: ['managed-false', 'unparsable-created-at', 'other-tool', 'reformatted'],
     startFaults: ['crashes', 'powers-off', 'never-runs'],
     failStart: (name, fault) => {
       fake.startFailures.set(name, fault);
