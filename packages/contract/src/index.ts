@@ -32,7 +32,7 @@ export {
   type ProviderFactoryContext,
   type ProviderTypeSource,
 } from './factory.js';
-export type { Instance, SecondaryResource } from './instance.js';
+export type { Instance, InstanceEgress, SecondaryResource } from './instance.js';
 export { instanceName, isInstanceName } from './instance-name.js';
 export { INSTANCE_STATES, InstanceState, isInstanceState } from './instance-state.js';
 export type { LogFields, Logger, LogLevel } from './logger.js';

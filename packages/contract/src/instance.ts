@@ -22,6 +22,25 @@ export interface Instance {
   createdAt?: Date;
   /** The installation id read back from the mark, when the backend carries one. */
   installation?: string;
+  /**
+   * The egress addresses assigned to this instance (see the profile's `egress` axis), read back
+   * from the backend: what the far end should see as the source of the proxy's connections.
+   * Absent when the egress is shared or not known to the provider.
+   */
+  egress?: InstanceEgress;
+}
+
+/** Egress addresses assigned to one instance, one per configured family. */
+export interface InstanceEgress {
+  /** The IPv4 address the instance's connections leave from. */
+  ipv4?: string;
+  /** The IPv6 address the instance's connections leave from. */
+  ipv6?: string;
+  /**
+   * An IPv6 prefix (CIDR) the instance rotates its source address within, one address per
+   * outgoing connection; set instead of, or beside, `ipv6`.
+   */
+  ipv6Prefix?: string;
 }
 
 /**

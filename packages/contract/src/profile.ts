@@ -47,6 +47,15 @@ export interface ProviderProfile {
   backendTest: 'real-backend-in-ci' | 'wire-level-fake' | 'in-memory-fake' | 'manual-runbook';
   /** The states `get` can produce. */
   states: readonly InstanceState[];
+  /**
+   * Where each instance's egress address comes from: `shared` (every instance leaves through the
+   * host's own route, so instances are not distinct to the far end), `per-instance-cloud` (the
+   * backend gives each machine its own external address), `planned` (the provider allocates from
+   * a configured egress plan and records it in the mark), `host-addresses` (the provider binds
+   * each instance to an address of the host, or rotates within a routed prefix). Optional so that
+   * providers written before it still load; absent reads as `shared`.
+   */
+  egress?: 'shared' | 'per-instance-cloud' | 'planned' | 'host-addresses';
   /** Free-form notes per axis, shown in the conformance report and the README. */
   notes?: Partial<Record<Exclude<keyof ProviderProfile, 'notes' | 'states'>, string>>;
 }
