@@ -1,4 +1,4 @@
-import { abortReason, openTelemetry } from '@egress-proxies/provider-utils';
+import { abortReason, activeOpenTelemetry, openTelemetry } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import { apiErrorFrom } from './api-error.js';
@@ -61,7 +61,7 @@ export class HttpBackend implements Backend {
   readonly #o: HttpBackendOptions;
   readonly #origin: string;
   readonly #ca: CaFile | undefined;
-  readonly #tracer: Tracer;
+  readonly #tracer: Tracer | undefined;
   #agent: Dispatcher | undefined;
   #agentPem: string | undefined;
   #closed = false;
@@ -70,7 +70,7 @@ export class HttpBackend implements Backend {
     this.#o = o;
     this.#origin = new URL(o.url).origin;
     this.#ca = o.caFile ? new CaFile(o.caFile) : undefined;
-    this.#tracer = o.tracer ?? openTelemetry().trace.getTracer('@egress-proxies/provider-proxmox');
+    this.#tracer = o.tracer;
   }
 
   get origin(): string {
@@ -132,22 +132,25 @@ export class HttpBackend implements Backend {
       headers['content-type'] = spec.raw.contentType;
     }
     // Parent-gated: a request outside any caller span makes no root span of its own.
-    const { context, SpanKind, SpanStatusCode, trace } = openTelemetry();
-    const parent = trace.getSpan(context.active());
-    const span = parent
-      ? this.#tracer.startSpan(
-          `HTTP ${method}`,
-          {
-            kind: SpanKind.CLIENT,
-            attributes: {
-              'http.request.method': method,
-              'url.path': `/api2/json${path}`,
-              'server.address': new URL(this.#origin).hostname,
+    // The API is loaded only when a tracer was given or an application registered one; absent,
+    // requests run without spans.
+    const otel = this.#tracer ? openTelemetry() : activeOpenTelemetry();
+    const parent = otel?.trace.getSpan(otel.context.active());
+    const span =
+      otel && parent
+        ? (this.#tracer ?? otel.trace.getTracer('@egress-proxies/provider-proxmox')).startSpan(
+            `HTTP ${method}`,
+            {
+              kind: otel.SpanKind.CLIENT,
+              attributes: {
+                'http.request.method': method,
+                'url.path': `/api2/json${path}`,
+                'server.address': new URL(this.#origin).hostname,
+              },
             },
-          },
-          context.active(),
-        )
-      : undefined;
+            otel.context.active(),
+          )
+        : undefined;
     try {
       const res = await dispatcher.request({
         origin: this.#origin,
@@ -170,8 +173,8 @@ export class HttpBackend implements Backend {
       if (signal.aborted) e = abortReason(signal);
       else if (timeout.aborted)
         e = new DOMException(`request exceeded ${this.#o.requestTimeoutMs} ms`, 'TimeoutError');
-      if (span) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+      if (span && otel) {
+        span.setStatus({ code: otel.SpanStatusCode.ERROR, message: (e as Error).message });
         span.end();
       }
       throw e;
