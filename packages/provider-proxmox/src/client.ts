@@ -1,7 +1,7 @@
 import { abortReason, activeOpenTelemetry, openTelemetry } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
-import { apiErrorFrom } from './api-error.js';
+import { ApiError, apiErrorFrom } from './api-error.js';
 import type {
   Backend,
   CloneParams,
@@ -13,7 +13,7 @@ import type {
   VmConfig,
   VmStatus,
 } from './backend.js';
-import { CaFile, readToken } from './credentials.js';
+import { CaFile, readToken, type Token } from './credentials.js';
 import { buildIsoUpload } from './multipart.js';
 import type { AgentInterface } from './state.js';
 
@@ -111,10 +111,34 @@ export class HttpBackend implements Backend {
     return this.#agent;
   }
 
+  /**
+   * One request, retried once when it got 401 and the token file now holds another token: it was
+   * rotated while the request was on its way (the old token already revoked). A 401 is answered
+   * before any handler runs, so resending even a clone is safe; a 401 with the same token stands.
+   */
   async #call<T>(signal: AbortSignal, method: string, path: string, spec: RequestSpec = {}): Promise<T> {
     if (this.#closed) throw new Error('proxmox client is closed');
     if (signal.aborted) throw abortReason(signal);
-    const token = await readToken(this.#o.tokenFile);
+    const sent = await readToken(this.#o.tokenFile);
+    try {
+      return await this.#send<T>(signal, method, path, spec, sent);
+    } catch (err) {
+      if (!(ApiError.isInstance(err) && err.status === 401)) throw err;
+      const now = await readToken(this.#o.tokenFile).catch(() => undefined);
+      if (!now || now.header.reveal() === sent.header.reveal()) throw err;
+      if (this.#closed) throw new Error('proxmox client is closed');
+      return this.#send<T>(signal, method, path, spec, now);
+    }
+  }
+
+  async #send<T>(
+    signal: AbortSignal,
+    method: string,
+    path: string,
+    spec: RequestSpec,
+    token: Token,
+  ): Promise<T> {
+    if (signal.aborted) throw abortReason(signal);
     const dispatcher = await this.#dispatcher();
     const timeout = AbortSignal.timeout(this.#o.requestTimeoutMs);
     const both = AbortSignal.any([signal, timeout]);
