@@ -22,8 +22,10 @@ export function openTelemetry(): typeof OpenTelemetryApi | undefined {
     try {
       api = requireOpenTelemetry();
     } catch (err) {
-      // Only its absence is tolerated: a broken install should still say so.
-      if ((err as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw err;
+      // Only its own absence is tolerated: a broken install (a file of it missing) still says so.
+      const e = err as { code?: unknown; message?: unknown };
+      const absent = e.code === 'MODULE_NOT_FOUND' && String(e.message).includes("'@opentelemetry/api'");
+      if (!absent) throw err;
       api = null;
     }
   }
