@@ -1,7 +1,7 @@
-import { abortReason, openTelemetry } from '@egress-proxies/provider-utils';
+import { abortReason, activeOpenTelemetry, openTelemetry } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
-import { apiErrorFrom } from './api-error.js';
+import { ApiError, apiErrorFrom } from './api-error.js';
 import type {
   Backend,
   CloneParams,
@@ -13,7 +13,7 @@ import type {
   VmConfig,
   VmStatus,
 } from './backend.js';
-import { CaFile, readToken } from './credentials.js';
+import { CaFile, readToken, type Token } from './credentials.js';
 import { buildIsoUpload } from './multipart.js';
 import type { AgentInterface } from './state.js';
 
@@ -61,7 +61,7 @@ export class HttpBackend implements Backend {
   readonly #o: HttpBackendOptions;
   readonly #origin: string;
   readonly #ca: CaFile | undefined;
-  readonly #tracer: Tracer;
+  readonly #tracer: Tracer | undefined;
   #agent: Dispatcher | undefined;
   #agentPem: string | undefined;
   #closed = false;
@@ -70,7 +70,7 @@ export class HttpBackend implements Backend {
     this.#o = o;
     this.#origin = new URL(o.url).origin;
     this.#ca = o.caFile ? new CaFile(o.caFile) : undefined;
-    this.#tracer = o.tracer ?? openTelemetry().trace.getTracer('@egress-proxies/provider-proxmox');
+    this.#tracer = o.tracer;
   }
 
   get origin(): string {
@@ -111,10 +111,34 @@ export class HttpBackend implements Backend {
     return this.#agent;
   }
 
+  /**
+   * One request, retried once when it got 401 and the token file now holds another token: it was
+   * rotated while the request was on its way (the old token already revoked). A 401 is answered
+   * before any handler runs, so resending even a clone is safe; a 401 with the same token stands.
+   */
   async #call<T>(signal: AbortSignal, method: string, path: string, spec: RequestSpec = {}): Promise<T> {
     if (this.#closed) throw new Error('proxmox client is closed');
     if (signal.aborted) throw abortReason(signal);
-    const token = await readToken(this.#o.tokenFile);
+    const sent = await readToken(this.#o.tokenFile);
+    try {
+      return await this.#send<T>(signal, method, path, spec, sent);
+    } catch (err) {
+      if (!(ApiError.isInstance(err) && err.status === 401)) throw err;
+      const now = await readToken(this.#o.tokenFile).catch(() => undefined);
+      if (!now || now.header.reveal() === sent.header.reveal()) throw err;
+      if (this.#closed) throw new Error('proxmox client is closed');
+      return this.#send<T>(signal, method, path, spec, now);
+    }
+  }
+
+  async #send<T>(
+    signal: AbortSignal,
+    method: string,
+    path: string,
+    spec: RequestSpec,
+    token: Token,
+  ): Promise<T> {
+    if (signal.aborted) throw abortReason(signal);
     const dispatcher = await this.#dispatcher();
     const timeout = AbortSignal.timeout(this.#o.requestTimeoutMs);
     const both = AbortSignal.any([signal, timeout]);
@@ -132,22 +156,25 @@ export class HttpBackend implements Backend {
       headers['content-type'] = spec.raw.contentType;
     }
     // Parent-gated: a request outside any caller span makes no root span of its own.
-    const { context, SpanKind, SpanStatusCode, trace } = openTelemetry();
-    const parent = trace.getSpan(context.active());
-    const span = parent
-      ? this.#tracer.startSpan(
-          `HTTP ${method}`,
-          {
-            kind: SpanKind.CLIENT,
-            attributes: {
-              'http.request.method': method,
-              'url.path': `/api2/json${path}`,
-              'server.address': new URL(this.#origin).hostname,
+    // The API is loaded only when a tracer was given or an application registered one; absent,
+    // requests run without spans.
+    const otel = this.#tracer ? openTelemetry() : activeOpenTelemetry();
+    const parent = otel?.trace.getSpan(otel.context.active());
+    const span =
+      otel && parent
+        ? (this.#tracer ?? otel.trace.getTracer('@egress-proxies/provider-proxmox')).startSpan(
+            `HTTP ${method}`,
+            {
+              kind: otel.SpanKind.CLIENT,
+              attributes: {
+                'http.request.method': method,
+                'url.path': `/api2/json${path}`,
+                'server.address': new URL(this.#origin).hostname,
+              },
             },
-          },
-          context.active(),
-        )
-      : undefined;
+            otel.context.active(),
+          )
+        : undefined;
     try {
       const res = await dispatcher.request({
         origin: this.#origin,
@@ -170,8 +197,8 @@ export class HttpBackend implements Backend {
       if (signal.aborted) e = abortReason(signal);
       else if (timeout.aborted)
         e = new DOMException(`request exceeded ${this.#o.requestTimeoutMs} ms`, 'TimeoutError');
-      if (span) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+      if (span && otel) {
+        span.setStatus({ code: otel.SpanStatusCode.ERROR, message: (e as Error).message });
         span.end();
       }
       throw e;

@@ -188,7 +188,21 @@ async function allocate(
       if (!isAlreadyExists(err)) throw err;
       // Taken since our one resources read: on this node (sync 500) or elsewhere (task error).
       const now = (await ctx.api.clusterResources(ctx.signal)).find((r) => r.vmid === vmid);
-      if (!now) continue;
+      if (!now) {
+        // Taken but not listed: the listing leaves out VMs the token cannot audit, so this may
+        // be ours (made before the token lost VM.Audit on it). Read it directly: 403 stops the
+        // create (Permanent, naming the privilege) instead of probing on to a second clone.
+        const direct = await readUnlisted(
+          ctx,
+          vmid,
+          [p.node, ...ctx.cfg.nodes.filter((n) => n !== p.node)],
+          `VMID ${vmid}, which exists and may hold ${req.name},`,
+        );
+        if (!direct) continue;
+        const mine = await inspect(ctx, req, direct.node, vmid);
+        if (mine) return { vm: mine, adopted: true };
+        continue;
+      }
       if (now.name && now.name !== req.name) continue;
       const mine = await inspect(ctx, req, now.node, vmid);
       if (mine) return { vm: mine, adopted: true };

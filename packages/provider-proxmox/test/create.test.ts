@@ -245,6 +245,73 @@ describe('create', () => {
   });
 });
 
+describe('a VM of ours the token can no longer audit', () => {
+  // Proxmox leaves it out of /cluster/resources and answers 403 to its config (reference §1, §2);
+  // the repeated create meets "config file already exists" on its hashed VMID.
+  for (const zone of ['pve1', 'pve2']) {
+    it(`stops a repeated create with Permanent FORBIDDEN naming VM.Audit, cloning nothing (VM on ${zone})`, async () => {
+      const r = req(`unaudited-${zone}`, `uid-unaudited-${zone}`, zone);
+      const p = s.provider();
+      const id = await p.create(r);
+      const vmid = Number(id.split('/')[1]);
+      s.fake.denyOn('root@pam!operator', `/vms/${vmid}`, 'VM.Audit');
+      const err = (await p.create(r).catch((e) => e)) as ProviderError;
+      expect([err.kind, err.code]).toEqual(['Permanent', 'FORBIDDEN']);
+      expect(err.message).toContain('VM.Audit');
+      expect(err.message).toContain(`/vms/${vmid}`);
+      // The first create's clone and the refused one on the same VMID; no second VM for the proxy.
+      expect(s.fake.callsTo('POST', /\/clone$/)).toHaveLength(2);
+      expect([...s.fake.vms.values()].filter((v) => v.config.name === r.name)).toHaveLength(1);
+      // Given back, the same create adopts it.
+      s.fake.allowOn('root@pam!operator', `/vms/${vmid}`, 'VM.Audit');
+      expect(await p.create(r)).toBe(id);
+    });
+  }
+});
+
+describe('a token rotated while a create is in flight', () => {
+  const TOKEN = 'root@pam!operator';
+  // Rotates once, while the first clone-task poll is on its way: the file gets a new secret and
+  // the old one stops working, so that poll arrives with a revoked token and gets 401.
+  const rotateOnFirstPoll = (write: () => void) => {
+    let done = false;
+    s.fake.delayArrival('taskStatus', async () => {
+      if (done) return;
+      done = true;
+      write();
+    });
+  };
+  const unauthorized = () => s.fake.calls.filter((c) => c.status === 401);
+
+  it('retries the 401 once with the new token: the create succeeds with one clone', async () => {
+    const r = req('rotated');
+    rotateOnFirstPoll(() => writeFileSync(s.tokenFile, `${s.fake.addToken(TOKEN)}\n`));
+    const id = await s.provider().create(r);
+    expect(id).toMatch(/^vms\/\d+\//);
+    expect(unauthorized()).toHaveLength(1);
+    expect(s.fake.callsTo('POST', /\/clone$/)).toHaveLength(1);
+    expect(s.fake.vm(Number(id.split('/')[1])).running).toBe(true);
+  });
+
+  it('a 401 with the token file unchanged is not retried: Permanent AUTH_FAILED, the clone left marked for adoption and GC', async () => {
+    const r = req('revoked');
+    rotateOnFirstPoll(() => s.fake.revokeToken(TOKEN));
+    const p = s.provider();
+    const err = (await p.create(r).catch((e) => e)) as ProviderError;
+    expect([err.kind, err.code]).toEqual(['Permanent', 'AUTH_FAILED']);
+    expect(unauthorized()).toHaveLength(1);
+    // The clone is there, carrying our name and mark from the clone call itself ...
+    expect(s.fake.callsTo('POST', /\/clone$/)).toHaveLength(1);
+    writeFileSync(s.tokenFile, `${s.fake.addToken(TOKEN)}\n`);
+    // ... so listByTag reports it under our UID (GC collects it once its Proxy is gone) ...
+    const listed = (await p.listByTag()).filter((i) => i.id.endsWith(`/${r.name}`));
+    expect(listed.map((i) => i.uid)).toEqual([r.uid]);
+    // ... and the repeated create adopts it instead of cloning again.
+    expect(await p.create(r)).toBe(listed[0]!.id);
+    expect(s.fake.callsTo('POST', /\/clone$/)).toHaveLength(1);
+  });
+});
+
 describe('bounded clones', () => {
   it('50 concurrent Creates never run more clones per node than configured', async () => {
     s.fake.taskMs.qmclone = 20;

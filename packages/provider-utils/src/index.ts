@@ -64,4 +64,4 @@ export {
   type SchemaIssue,
   type SchemaPath,
 } from './schema/schema.js';
-export { openTelemetry, traceFields, withSpan } from './tracing.js';
+export { activeOpenTelemetry, openTelemetry, traceFields, withSpan } from './tracing.js';

@@ -133,7 +133,9 @@ export class FakePve {
   agentOnStart: (vmid: number) => FakeAgent;
   /** VM names whose every start halts at once, until `resetControls`. */
   readonly failStarts = new Set<string>();
-  readonly #tokens = new Map<string, { secret: string; privs: Set<string> }>();
+  // `denied`: `<path> <privilege>` pairs an ACL takes away on one path (e.g. one VM's VM.Audit),
+  // over the privileges the token holds everywhere else.
+  readonly #tokens = new Map<string, { secret: string; privs: Set<string>; denied: Set<string> }>();
   readonly #volumes = new Map<string, Map<string, FakeVolume>>();
   readonly #held = new Set<string>();
   readonly #peakClones = new Map<string, number>();
@@ -144,6 +146,7 @@ export class FakePve {
   #routes: [string, RegExp, Handler][] = [];
   readonly #stepFaults: { step: string; count: number; fault: FakeFaultKind }[] = [];
   readonly #gates = new Map<string, (signal: AbortSignal) => Promise<void>>();
+  readonly #arrivals = new Map<string, () => Promise<void>>();
   readonly #inFlight = new Map<string, number>();
   readonly #busy = new Set<string>();
   #down = false;
@@ -247,7 +250,7 @@ export class FakePve {
   /** Adds an API token and returns the token file's content `USER@REALM!TOKENID=SECRET`. */
   addToken(id = 'root@pam!operator', privileges: string[] = ALL_PRIVS): string {
     const secret = randomUUID();
-    this.#tokens.set(id, { secret, privs: new Set(privileges) });
+    this.#tokens.set(id, { secret, privs: new Set(privileges), denied: new Set() });
     return `${id}=${secret}`;
   }
 
@@ -255,6 +258,27 @@ export class FakePve {
     const t = this.#tokens.get(id);
     if (!t) throw new Error(`no token ${id}`);
     t.privs = new Set(privileges);
+  }
+
+  /**
+   * Takes `privilege` away from token `id` on `path` only (an ACL on `/vms/<vmid>`), as when an
+   * administrator narrows a token: without VM.Audit there, the VM drops out of
+   * `/cluster/resources` and its config and status answer 403 (§1, §2).
+   */
+  denyOn(id: string, path: string, privilege: string): void {
+    const t = this.#tokens.get(id);
+    if (!t) throw new Error(`no token ${id}`);
+    t.denied.add(`${path} ${privilege}`);
+  }
+
+  /** Gives back what `denyOn` took away. */
+  allowOn(id: string, path: string, privilege: string): void {
+    this.#tokens.get(id)?.denied.delete(`${path} ${privilege}`);
+  }
+
+  #has(tokenId: string, path: string, privilege: string): boolean {
+    const t = this.#tokens.get(tokenId);
+    return t?.privs.has(privilege) === true && !t.denied.has(`${path} ${privilege}`);
   }
 
   revokeToken(id: string): void {
@@ -512,6 +536,9 @@ export class FakePve {
     });
     this.#inFlight.set(step, (this.#inFlight.get(step) ?? 0) + 1);
     try {
+      // A request on its way: sent with the token of that moment, authenticated on arrival.
+      const arrival = this.#arrivals.get(step);
+      if (arrival) await arrival();
       const r = await this.#authenticate(req, method, path, query, body);
       call.tokenId = r.tokenId;
       const gate = this.#gates.get(step);
@@ -554,6 +581,14 @@ export class FakePve {
     this.#gates.set(step, wait);
   }
 
+  /**
+   * Every call of `step` awaits `wait()` before it is authenticated, as a request still on its
+   * way when the token is rotated (what `wait` may do) is then checked against the new one.
+   */
+  delayArrival(step: string, wait: () => Promise<void>): void {
+    this.#arrivals.set(step, wait);
+  }
+
   unblockStep(step?: string): void {
     if (step) this.#gates.delete(step);
     else this.#gates.clear();
@@ -587,6 +622,7 @@ export class FakePve {
     this.offline.clear();
     this.#down = false;
     this.#gates.clear();
+    this.#arrivals.clear();
   }
 
   #send(
@@ -691,8 +727,7 @@ export class FakePve {
   }
 
   #priv(r: Req, path: string, ...anyOf: string[]): void {
-    const t = this.#tokens.get(r.tokenId);
-    if (anyOf.some((p) => t?.privs.has(p))) return;
+    if (anyOf.some((p) => this.#has(r.tokenId, path, p))) return;
     throw fail(403, `Permission check failed (${path}, ${anyOf.join('|')})`);
   }
 
@@ -1004,9 +1039,11 @@ export class FakePve {
   #resources(r: Req): unknown[] {
     const type = r.params.type;
     if (type && type !== 'vm') return [];
-    const t = this.#tokens.get(r.tokenId);
-    if (!t?.privs.has('VM.Audit')) return [];
-    return [...this.vms.values()].map((vm) => {
+    // VMs the token cannot audit are left out, silently (§2).
+    const audited = [...this.vms.values()].filter((vm) =>
+      this.#has(r.tokenId, `/vms/${vm.vmid}`, 'VM.Audit'),
+    );
+    return audited.map((vm) => {
       const e: Record<string, unknown> = {
         id: `qemu/${vm.vmid}`,
         vmid: vm.vmid,
