@@ -14,11 +14,6 @@ import {
   viewsNamed,
 } from './helpers.js';
 
-/** The distinct backend steps a clean create makes, in order. */
-async function createStepsOf(ctx: CaseContext): Promise<string[]> {
-  return stepsOf(await observe(ctx, () => ok(ctx.create(ctx.request()), 'create')));
-}
-
 /** The first backend step a clean create makes: every create of any name passes it. */
 async function firstCreateStep(ctx: CaseContext): Promise<string> {
   const steps = stepsOf(await observe(ctx, () => ok(ctx.create(ctx.request()), 'create')));
@@ -144,14 +139,20 @@ export const concurrencyCases: ConformanceCase[] = [
     gate: 'always',
     applies: () => true,
     async run(ctx) {
-      const { id, req } = await oneInstance(ctx);
-      const probe = await oneInstance(ctx);
-      const delSteps = stepsOf(
-        await observe(ctx, () => ok(ctx.provider.delete(probe.id, ctx.opts()), 'delete')),
+      // One probe instance shows the steps of a clean create and of a delete.
+      let probe = '';
+      const createSteps = stepsOf(
+        await observe(ctx, async () => {
+          probe = await ok(ctx.create(ctx.request()), 'create');
+        }),
       );
+      const delSteps = stepsOf(
+        await observe(ctx, () => ok(ctx.provider.delete(probe, ctx.opts()), 'delete')),
+      );
+      const { id, req } = await oneInstance(ctx);
       // The first call (a delete) waits at its last step; the second (a create) then holds the lock at one of its own.
       const held = ctx.backend.steps.remove ?? delSteps[delSteps.length - 1]!;
-      const createHold = (await createStepsOf(ctx)).find((s) => s !== held);
+      const createHold = createSteps.find((s) => s !== held);
       if (!createHold) ctx.skip(`every create step is the delete's last step ${held}`);
       const first = ctx.backend.block(held);
       const del = track(ctx.provider.delete(id, ctx.opts()));

@@ -141,7 +141,8 @@ export class ReferenceProvider implements Provider {
     }
     // Stryker disable next-line OptionalChaining: placement is a required member of CreateRequest
     const machineKey = req.placement?.machineType;
-    const machine = machineKey === undefined ? undefined : this.config.machineTypes[machineKey];
+    // An absent key fails the own-key test below, so it needs no branch of its own.
+    const machine = this.config.machineTypes[machineKey!];
     if (!machine || !Object.hasOwn(this.config.machineTypes, machineKey!)) {
       throw permanentError(
         `unknown machine type ${JSON.stringify(machineKey)}: known are ${Object.keys(this.config.machineTypes).join(', ')}`,
@@ -150,7 +151,8 @@ export class ReferenceProvider implements Provider {
     }
     // Stryker disable next-line OptionalChaining: placement is a required member of CreateRequest
     const imageKey = req.placement?.image;
-    const image = imageKey === undefined ? undefined : this.config.images[imageKey];
+    // An absent key fails the own-key test below, so it needs no branch of its own.
+    const image = this.config.images[imageKey!];
     if (!image || !Object.hasOwn(this.config.images, imageKey!)) {
       throw permanentError(
         `unknown image ${JSON.stringify(imageKey)}: known are ${Object.keys(this.config.images).join(', ')}`,
