@@ -389,7 +389,8 @@ export class ReferenceProvider implements Provider {
         id,
         uid: mark.uid,
         state: instanceState,
-        ...(instanceState === 'Running' && ip ? { ip } : {}),
+        // An address comes only with an up domain, which mapState then calls Running: no second test.
+        ...(ip ? { ip } : {}),
         ...(mark.createdAt ? { createdAt: mark.createdAt } : {}),
         ...(mark.installation ? { installation: mark.installation } : {}),
       };
