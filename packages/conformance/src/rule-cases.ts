@@ -79,8 +79,9 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: '2.4',
-    summary: 'listByTag: every marked instance, the four GC fields, no per-instance calls',
-    cases: ['LIST-01', 'LIST-02', 'LIST-03', 'LIST-07'],
+    summary:
+      'listByTag: every marked instance of every installation, the four GC fields, no per-instance calls',
+    cases: ['LIST-01', 'LIST-02', 'LIST-03', 'LIST-07', 'LIST-11'],
   },
   {
     rule: '2.4',
@@ -104,8 +105,9 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
   },
   {
     rule: '2.7',
-    summary: 'concurrency: same name serialised, different names parallel, aborts isolated',
-    cases: ['CREATE-10', 'DELETE-10', 'OPS-11', 'OPS-12'],
+    summary:
+      'concurrency: same name serialised (a third call too), different names parallel, aborts isolated',
+    cases: ['CREATE-10', 'DELETE-10', 'OPS-11', 'OPS-12', 'OPS-20'],
   },
   { rule: '2.8', summary: 'construction never touches the backend', cases: ['OPS-06'] },
   {

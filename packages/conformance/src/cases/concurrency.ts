@@ -129,4 +129,72 @@ export const concurrencyCases: ConformanceCase[] = [
       check((await viewsNamed(ctx, other.name)).length === 1, 'the concurrent create left no instance');
     },
   },
+  {
+    id: 'OPS-20',
+    group: 'operations',
+    title:
+      'a third call of a name waits while the second holds the lock: a delete sent while a queued create runs reaches the backend only after it',
+    proves:
+      'the per-name lock still holds after its first holder leaves, so a finalizer never deletes under a create that is still building the machine',
+    gate: 'always',
+    applies: () => true,
+    async run(ctx) {
+      // One probe instance shows the steps of a clean create and of a delete.
+      let probe = '';
+      const createSteps = stepsOf(
+        await observe(ctx, async () => {
+          probe = await ok(ctx.create(ctx.request()), 'create');
+        }),
+      );
+      const delSteps = stepsOf(
+        await observe(ctx, () => ok(ctx.provider.delete(probe, ctx.opts()), 'delete')),
+      );
+      const { id, req } = await oneInstance(ctx);
+      // The first call (a delete) waits at its last step; the second (a create) then holds the lock at one of its own.
+      const held = ctx.backend.steps.remove ?? delSteps[delSteps.length - 1]!;
+      const createHold = createSteps.find((s) => s !== held);
+      if (!createHold) ctx.skip(`every create step is the delete's last step ${held}`);
+      const first = ctx.backend.block(held);
+      const del = track(ctx.provider.delete(id, ctx.opts()));
+      let second: ReturnType<typeof track<string>> | undefined;
+      let third: ReturnType<typeof track<void>> | undefined;
+      let gate: ReturnType<CaseContext['backend']['block']> | undefined;
+      try {
+        await within(first.reached, GATE_BOUND_MS, `the first call (delete) never reached step ${held}`);
+        second = track(ctx.create(req));
+        // Let the create queue behind the delete, then hold it inside the lock at its own step.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        gate = ctx.backend.block(createHold!);
+        first.release();
+        const d = await within(del.promise, CALL_BOUND_MS, 'the first call (delete) did not return');
+        check(d.ok, `the first call (delete) failed: ${d.ok ? '' : describeError(d.error)}`);
+        await within(
+          Promise.race([gate.reached, second.promise]),
+          GATE_BOUND_MS,
+          `the second call (create) never reached step ${createHold}`,
+        );
+        check(!second.settled, `the second call (create) returned before reaching step ${createHold}`);
+        await ctx.backend.clearCalls();
+        third = track(ctx.provider.delete(id, ctx.opts()));
+        // Give a delete that skips the lock every chance to reach the backend.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const reached = stepsOf(await ctx.backend.calls());
+        check(
+          reached.length === 0 && gate.held === 1 && !third.settled,
+          `a delete sent while the second call (create) held the lock went on without waiting for it: ${
+            third.settled
+              ? 'it returned'
+              : `it reached the backend (${reached.join(', ') || `step ${createHold}`})`
+          }`,
+        );
+      } finally {
+        first.release();
+        gate?.release();
+      }
+      const c = await within(second!.promise, CALL_BOUND_MS, 'the second call (create) did not return');
+      check(c.ok, `the second call (create) failed: ${c.ok ? '' : describeError(c.error)}`);
+      const t = await within(third!.promise, CALL_BOUND_MS, 'the third call (delete) did not return');
+      check(t.ok, `the third call (delete) failed: ${t.ok ? '' : describeError(t.error)}`);
+    },
+  },
 ];

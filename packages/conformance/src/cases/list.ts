@@ -108,6 +108,40 @@ export const listCases: ConformanceCase[] = [
     },
   },
   {
+    id: 'LIST-11',
+    group: 'listByTag',
+    title:
+      "marked instances of other installations are listed beside the provider's own, each with the installation its mark holds",
+    proves:
+      "one installation never hides another's machines from garbage collection (which decides by installation itself), whatever the provider created",
+    gate: 'always',
+    applies: () => true,
+    async run(ctx) {
+      const own = ctx.request();
+      const ownId = await ok(ctx.create(own), 'create');
+      const others = new Map<string, string | undefined>([[ownId, own.installation]]);
+      for (const installation of ['another-installation', undefined]) {
+        const id = await ctx.seed({
+          name: ctx.name(),
+          mark: { uid: randomUUID(), ...(installation ? { installation } : {}) },
+        });
+        others.set(id, installation);
+      }
+      const all = await list(ctx);
+      for (const [id, installation] of others) {
+        const found = all.filter((i) => i.id === id);
+        check(
+          found.length === 1,
+          `listByTag returned ${found.length} entries for ${id} (installation ${installation ?? 'none'}); every marked instance is listed once`,
+        );
+        check(
+          found[0]!.installation === installation,
+          `listByTag read installation ${found[0]!.installation} for ${id}; the mark holds ${installation}`,
+        );
+      }
+    },
+  },
+  {
     id: 'LIST-04',
     group: 'listByTag',
     title:

@@ -40,8 +40,12 @@ export function readMark(metadata: string | undefined): MarkReading {
   // Stryker disable next-line StringLiteral: the attribute group always matches, if only the empty string
   for (const a of (m[2] ?? '').matchAll(ATTR)) attrs.set(a[1]!, unescapeAttr(a[2]!));
   if (attrs.get('managed') !== 'true') return { kind: 'unmarked' };
-  // Stryker disable next-line StringLiteral: every writer writes a uid
-  const mark: Mark = { uid: attrs.get('uid') ?? '' };
+  const mark: Mark = {
+    uid:
+      attrs.get('uid') ??
+      // Stryker disable next-line StringLiteral: every writer writes a uid
+      '',
+  };
   const created = attrs.get('createdAt');
   // Stryker disable next-line ConditionalExpression: an absent createdAt parses as an invalid date, which the next check drops
   if (created !== undefined) {
