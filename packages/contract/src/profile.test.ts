@@ -50,4 +50,11 @@ describe('profile', () => {
     ]);
     expect(profileProblems(null)).toEqual(['profile must be an object, got null']);
   });
+
+  it('egress is optional (absent reads as shared), but an unknown answer is named', () => {
+    expect(profileProblems({ ...kvm2, egress: 'planned' })).toEqual([]);
+    expect(profileProblems({ ...kvm2, egress: 'per-proxy' })).toEqual([
+      'egress: "per-proxy" is not one of shared, per-instance-cloud, planned, host-addresses',
+    ]);
+  });
 });

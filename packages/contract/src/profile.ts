@@ -82,6 +82,7 @@ export const PROFILE_AXES = [
   'logging',
   'childSpans',
   'backendTest',
+  'egress',
   'states',
 ] as const satisfies readonly (keyof ProviderProfile)[];
 
@@ -108,7 +109,11 @@ export const PROFILE_ANSWERS: { readonly [K in ChoiceAxis]: readonly ProviderPro
   logging: ['none', 'tiered'],
   childSpans: ['none', 'transport-wrapper', 'sdk-instrumentation', 'span-decorator'],
   backendTest: ['real-backend-in-ci', 'wire-level-fake', 'in-memory-fake', 'manual-runbook'],
+  egress: ['shared', 'per-instance-cloud', 'planned', 'host-addresses'],
 };
+
+/** Axes added after providers were written: absent is a valid answer (each documents its reading). */
+const OPTIONAL_AXES: ReadonlySet<string> = new Set(['egress']);
 
 const STATES = ['Provisioning', 'Running', 'Stopped', 'Terminated'];
 
@@ -123,6 +128,7 @@ export function profileProblems(profile: unknown): string[] {
   const problems: string[] = [];
   for (const [axis, answers] of Object.entries(PROFILE_ANSWERS) as [string, readonly string[]][]) {
     const v = p[axis];
+    if (v === undefined && OPTIONAL_AXES.has(axis)) continue;
     if (v === undefined) problems.push(`${axis}: missing (one of ${answers.join(', ')})`);
     else if (!answers.includes(v as string)) {
       problems.push(`${axis}: ${JSON.stringify(v)} is not one of ${answers.join(', ')}`);

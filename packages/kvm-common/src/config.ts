@@ -2,6 +2,8 @@ import { ErrorCode, permanentError } from '@egress-proxies/contract';
 import {
   absolutePath,
   catalogue,
+  closest,
+  egressPlanSchema,
   filePath,
   hostPort,
   type Infer,
@@ -60,6 +62,11 @@ export const kvmHostSchema = s.object({
   pool: identifier('storage pool name').default(KVM_DEFAULTS.pool),
   /** Host bridge for the VM's NIC. */
   bridge: interfaceName(),
+  /**
+   * The egress plan (a key of `egressPlans`) whose addresses this host's VMs get, delivered as a
+   * static network config; without one, VMs take DHCP on the bridge and share the host's egress.
+   */
+  egressPlan: identifier('egress plan name').optional(),
 });
 
 /**
@@ -84,6 +91,8 @@ export const kvmConfigSchema = s
     domainType: s.enum(['kvm', 'qemu']).default(KVM_DEFAULTS.domainType),
     images: catalogue(kvmImageSchema, 'image').default(() => ({})),
     machineTypes: catalogue(kvmMachineTypeSchema, 'machine type', 1),
+    /** Address plans routed to a host's bridge, named by `hosts[].egressPlan` (docs/guides/egress-plans.md). */
+    egressPlans: catalogue(egressPlanSchema, 'egress plan').default(() => ({})),
     hosts: s
       .array(kvmHostSchema, { min: 1 })
       .check((hosts, ctx) => uniqueStrings(hosts, ctx, 'host name', 'name')),
@@ -92,7 +101,41 @@ export const kvmConfigSchema = s
     if (c.insecureIgnoreHostKey !== true && c.knownHostsFile === undefined) {
       ctx.issue('required unless insecureIgnoreHostKey is true', ['knownHostsFile']);
     }
+    checkPlanReferences(c, ctx);
   });
+
+/**
+ * Every named plan exists, and no two hosts share one: a plan's block is routed to one host's
+ * bridge, and its allocations are read from that host's marks only.
+ */
+function checkPlanReferences(
+  c: { hosts?: unknown; egressPlans?: unknown },
+  ctx: { issue(message: string, path?: readonly (string | number)[]): void },
+): void {
+  if (!Array.isArray(c.hosts)) return;
+  const plans = c.egressPlans && typeof c.egressPlans === 'object' ? Object.keys(c.egressPlans) : [];
+  const usedBy = new Map<string, string>();
+  c.hosts.forEach((h: unknown, i) => {
+    const host = h as { name?: unknown; egressPlan?: unknown } | null;
+    const plan = host?.egressPlan;
+    if (typeof plan !== 'string') return;
+    if (!plans.includes(plan)) {
+      const near = closest(plan, plans);
+      ctx.issue(
+        `egress plan ${JSON.stringify(plan)} is not in egressPlans (${plans.length > 0 ? `configured: ${plans.join(', ')}` : 'none configured'})${near ? `; did you mean ${JSON.stringify(near)}?` : ''}`,
+        ['hosts', i, 'egressPlan'],
+      );
+      return;
+    }
+    const other = usedBy.get(plan);
+    if (other !== undefined) {
+      ctx.issue(
+        `egress plan ${JSON.stringify(plan)} is already used by host ${JSON.stringify(other)}; a plan's block is routed to one host, so give each host its own plan`,
+        ['hosts', i, 'egressPlan'],
+      );
+    } else usedBy.set(plan, typeof host?.name === 'string' ? host.name : `hosts[${i}]`);
+  });
+}
 
 export type KvmConfig = Infer<typeof kvmConfigSchema>;
 export type KvmConfigInput = InferInput<typeof kvmConfigSchema>;

@@ -1,6 +1,6 @@
 import { type CallOptions, ErrorCode, type Logger, permanentError } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
-import type { OperationCall, OperationRunner } from '@egress-proxies/provider-utils';
+import type { EgressPlan, OperationCall, OperationRunner } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { BackendCallOptions } from './backend.js';
 import type { KvmConfig, KvmHost } from './config.js';
@@ -21,6 +21,10 @@ export interface Core {
   readonly nameLock: KeyedLock<string>;
   /** Serialises fetching one base image on one host. */
   readonly imageLock: KeyedLock<string>;
+  /** The config's egress plans, compiled. */
+  readonly plans: ReadonlyMap<string, EgressPlan>;
+  /** Serialises allocate-and-define on one host's egress plan. */
+  readonly planLock: KeyedLock<string>;
   readonly pollIntervalMs: number;
   readonly startTimeoutMs: number;
   readonly progressIntervalMs: number;

@@ -5,6 +5,7 @@ import type { KvmBackend, StoragePool, StorageVol } from './backend.js';
 import type { Core, Op } from './core.js';
 import { ensureRunning, guardAdoption, lookupDomain, readMark } from './domain-ops.js';
 import { domainXml } from './domain-xml.js';
+import { withPlannedNic } from './egress.js';
 import { hasCode } from './errors.js';
 import { formatProviderId } from './id.js';
 import { deleteVolumeIfPresent, ensureImage } from './image.js';
@@ -80,6 +81,7 @@ async function writeSeed(
   b: KvmBackend,
   pool: StoragePool,
   req: CreateRequest,
+  networkConfig: string | undefined,
   op: Op,
 ): Promise<StorageVol> {
   // The ISO writer loads with the first seed, not with the package.
@@ -95,6 +97,7 @@ async function writeSeed(
       userData: req.cloudInit ?? '#cloud-config\n',
       metaData: metaData({ instanceId: instanceIdFor(req.name, req.uid), hostname: req.name }),
       vendorData: vendor,
+      networkConfig: networkConfig ?? null,
     });
   } catch (err) {
     // The seed builder's messages may quote input; only its class and field are kept.
@@ -143,29 +146,36 @@ export async function createInstance(core: Core, req: CreateRequest, placement: 
   throwIfAborted(op.signal);
   const basePath = await b.storageVolGetPath(base, op.call);
   const overlay = await ensureOverlay(core, b, pool, req.name, basePath, image.format, op);
-  const seed = await writeSeed(core, b, pool, req, op);
   const overlayPath = await b.storageVolGetPath(overlay, op.call);
-  const seedPath = await b.storageVolGetPath(seed, op.call);
-  const xml = domainXml({
-    name: req.name,
-    domainType: core.config.domainType,
-    vcpus: machineType.vcpus,
-    memoryMiB: machineType.memoryMiB,
-    firmware: image.firmware,
-    overlayPath,
-    seedPath,
-    bridge: host.bridge,
-    metadata: metadataElement(core.flavour, {
-      managed: true,
-      uid: req.uid,
-      createdAt: core.now(),
-      ...(req.installation ? { installation: req.installation } : {}),
-    }),
+  // With an egress plan, the seed's network config and the mark's addresses come from one
+  // allocation, made and defined under the plan's lock.
+  const dom = await withPlannedNic(core, host, b, req.name, op, async (nic) => {
+    const seed = await writeSeed(core, b, pool, req, nic?.networkConfig, op);
+    const seedPath = await b.storageVolGetPath(seed, op.call);
+    const xml = domainXml({
+      name: req.name,
+      domainType: core.config.domainType,
+      vcpus: machineType.vcpus,
+      memoryMiB: machineType.memoryMiB,
+      firmware: image.firmware,
+      overlayPath,
+      seedPath,
+      bridge: host.bridge,
+      ...(nic ? { mac: nic.mac } : {}),
+      metadata: metadataElement(core.flavour, {
+        managed: true,
+        uid: req.uid,
+        createdAt: core.now(),
+        ...(req.installation ? { installation: req.installation } : {}),
+        ...(nic ? { egress: nic.egress, mac: nic.mac } : {}),
+      }),
+    });
+    op.log.log(2, 'domain xml', { xml });
+    throwIfAborted(op.signal);
+    const defined = await b.domainDefineXML(xml, op.call);
+    op.log.log(1, `${core.flavour.type} domain defined`);
+    return defined;
   });
-  op.log.log(2, 'domain xml', { xml });
-  throwIfAborted(op.signal);
-  const dom = await b.domainDefineXML(xml, op.call);
-  op.log.log(1, `${core.flavour.type} domain defined`);
   await ensureRunning(core, b, dom, op);
   op.log.log(1, `${core.flavour.type} domain ensured running`, { adopted: false });
   return id;

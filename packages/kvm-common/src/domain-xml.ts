@@ -10,6 +10,8 @@ export interface DomainSpec {
   overlayPath: string;
   seedPath: string;
   bridge: string;
+  /** The NIC's MAC, pinned when a network config in the seed matches on it; libvirt picks one otherwise. */
+  mac?: string;
   /** The metadata element (from `metadataElement`). */
   metadata: string;
 }
@@ -64,7 +66,7 @@ ${cpu}
     </disk>
     <interface type="bridge">
       <source bridge="${escapeXml(s.bridge)}"/>
-      <model type="virtio"/>
+${s.mac ? `      <mac address="${escapeXml(s.mac)}"/>\n` : ''}      <model type="virtio"/>
     </interface>
     <serial type="pty"><target port="0"/></serial>
     <console type="pty"><target type="serial" port="0"/></console>

@@ -61,5 +61,6 @@ export async function getInstance(core: Core, id: string, op: Op): Promise<Insta
     ...(mapped === InstanceState.Running && ip ? { ip } : {}),
     ...(mark.createdAt ? { createdAt: mark.createdAt } : {}),
     ...(mark.installation ? { installation: mark.installation } : {}),
+    ...(mark.egress ? { egress: { ...mark.egress } } : {}),
   };
 }

@@ -51,6 +51,7 @@ async function listHost(core: Core, host: KvmHost, op: Op): Promise<Instance[]> 
       state: d.id >= 0 ? InstanceState.Provisioning : InstanceState.Stopped,
       ...(mark.createdAt ? { createdAt: mark.createdAt } : {}),
       ...(mark.installation ? { installation: mark.installation } : {}),
+      ...(mark.egress ? { egress: { ...mark.egress } } : {}),
     });
   });
   return out;

@@ -18,4 +18,8 @@ export const METADATA_ATTRIBUTES = {
   uid: 'uid',
   createdAt: 'createdAt',
   installation: 'installation',
+  /** The egress addresses allocated from the host's egress plan, and the NIC's pinned MAC. */
+  egressIPv4: 'egressIPv4',
+  egressIPv6: 'egressIPv6',
+  mac: 'mac',
 } as const;

@@ -9,6 +9,10 @@ export interface Mark {
   uid: string;
   createdAt?: Date;
   installation?: string;
+  /** The addresses allocated from the host's egress plan (absent without a plan). */
+  egress?: { ipv4?: string; ipv6?: string };
+  /** The NIC's MAC, pinned when the domain has planned addresses (the seed matches on it). */
+  mac?: string;
 }
 
 /** The `<prefix:instance xmlns:prefix=... managed uid createdAt installation/>` element. */
@@ -20,6 +24,9 @@ export function metadataElement(flavour: KvmFlavour, mark: Mark): string {
     `${a.uid}="${escapeXml(mark.uid)}"`,
     ...(mark.createdAt ? [`${a.createdAt}="${mark.createdAt.toISOString()}"`] : []),
     ...(mark.installation ? [`${a.installation}="${escapeXml(mark.installation)}"`] : []),
+    ...(mark.egress?.ipv4 ? [`${a.egressIPv4}="${escapeXml(mark.egress.ipv4)}"`] : []),
+    ...(mark.egress?.ipv6 ? [`${a.egressIPv6}="${escapeXml(mark.egress.ipv6)}"`] : []),
+    ...(mark.mac ? [`${a.mac}="${escapeXml(mark.mac)}"`] : []),
   ];
   return `<${flavour.prefix}:${METADATA_ELEMENT} ${attrs.join(' ')}/>`;
 }
@@ -41,10 +48,15 @@ export function parseMark(xml: string): Mark {
   const created = attrs.get(a.createdAt);
   const createdAt = created ? new Date(created) : undefined;
   const installation = attrs.get(a.installation);
+  const ipv4 = attrs.get(a.egressIPv4);
+  const ipv6 = attrs.get(a.egressIPv6);
+  const mac = attrs.get(a.mac);
   return {
     managed: attrs.get(a.managed) === 'true',
     uid: attrs.get(a.uid) ?? '',
     ...(createdAt && !Number.isNaN(createdAt.getTime()) ? { createdAt } : {}),
     ...(installation ? { installation } : {}),
+    ...(ipv4 || ipv6 ? { egress: { ...(ipv4 ? { ipv4 } : {}), ...(ipv6 ? { ipv6 } : {}) } } : {}),
+    ...(mac ? { mac } : {}),
   };
 }

@@ -27,7 +27,12 @@ export function kvmFamilyProfile(notes: ProviderProfile['notes'] = {}): Provider
     childSpans: 'span-decorator',
     backendTest: 'real-backend-in-ci',
     states: [InstanceState.Provisioning, InstanceState.Running, InstanceState.Stopped],
+    // The static profile describes an entry without plans; a provider built from a config whose
+    // hosts name an egress plan reports `planned` in its own `profile`.
+    egress: 'shared',
     notes: {
+      egress:
+        "shared (DHCP on the bridge, the host network's egress) unless a host names an egress plan; then planned: one address per family from the plan, in the seed's network-config and the mark",
       readiness: 'boot plus, on first use of an image on a host, its download into the pool',
       createReturn:
         'waits through DomainCreate and a 15 s poll for running; the first image fetch runs inside',

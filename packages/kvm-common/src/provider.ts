@@ -19,6 +19,7 @@ import { type KvmConfig, parseKvmConfig } from './config.js';
 import { type Core, PHASES, runOp } from './core.js';
 import { createInstance, validateCreate } from './create.js';
 import { deleteInstance } from './delete.js';
+import { compilePlans } from './egress.js';
 import { classify } from './errors.js';
 import type { KvmFlavour } from './flavour.js';
 import { getInstance } from './get.js';
@@ -73,7 +74,11 @@ export class KvmFamilyProvider implements Provider, Checker {
     const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
     this.name = name;
     this.type = flavour.type;
-    this.profile = flavour.profile;
+    // Planned when any host names a plan: the kit's egress cases then apply to this entry.
+    this.profile = {
+      ...flavour.profile,
+      egress: parsed.hosts.some((h) => h.egressPlan !== undefined) ? 'planned' : 'shared',
+    };
     const dialer = options.dialer ?? sshDialer(parsed, budgets);
     const core: Core = {
       name,
@@ -88,6 +93,8 @@ export class KvmFamilyProvider implements Provider, Checker {
       ...(options.tracer ? { tracer: options.tracer } : {}),
       nameLock: new KeyedLock<string>(),
       imageLock: new KeyedLock<string>(),
+      plans: compilePlans(parsed),
+      planLock: new KeyedLock<string>(),
       pollIntervalMs: options.pollIntervalMs ?? 500,
       startTimeoutMs: options.startTimeoutMs ?? 15_000,
       progressIntervalMs: options.progressIntervalMs ?? 5_000,

@@ -94,8 +94,24 @@ export function describeRealBackend(o: RealBackendSuiteOptions): void {
     beforeAll(() => void context.setGlobalContextManager(tracing.contextManager.enable()));
     afterAll(() => context.disable());
 
+    /** The main provider's host hands out addresses from a plan (documentation blocks, no routing needed). */
+    const planned = (): KvmConfigInput => {
+      const base = config();
+      return {
+        ...base,
+        egressPlans: {
+          doc: {
+            ipv4: { ranges: ['192.0.2.0/29'], gateway: '192.0.2.1' },
+            ipv6: { prefix: '2001:db8:e::/64', gateway: '2001:db8:e::1' },
+            nameservers: ['192.0.2.53'],
+          },
+        },
+        hosts: base.hosts.map((h) => ({ ...h, egressPlan: 'doc' })),
+      };
+    };
+
     it('constructing the provider does not dial', () => {
-      const cfg = config();
+      const cfg = planned();
       dialer = hookedDialer(sshDialer(parseKvmConfig(flavour.type, cfg)));
       provider = o.createProvider(cfg, { name: `${flavour.type}-it`, dialer, tracer: tracing.tracer });
       expect(provider.type).toBe(flavour.type);
@@ -168,7 +184,31 @@ export function describeRealBackend(o: RealBackendSuiteOptions): void {
       expect(mark).toContain('managed="true"');
       expect(mark).toContain(`uid="${req.uid}"`);
       expect(mark).toContain(`installation="${req.installation}"`);
+      expect(mark).toMatch(/egressIPv4="192\.0\.2\.[2-6]"/);
       expect(await domainMetadata(real.env, req.name, facts.foreignNamespace)).toBeUndefined();
+    }, 60_000);
+
+    it('with an egress plan: the seed holds the network-config for the MAC libvirt gave the NIC', async () => {
+      const inst = await provider.get(id);
+      expect(inst.egress?.ipv4).toMatch(/^192\.0\.2\.[2-6]$/);
+      expect(inst.egress?.ipv6).toMatch(/^2001:db8:e:/);
+      // The live definition, as libvirt kept it.
+      const xml = await real.env.virsh('dumpxml', req.name);
+      const mac = /<mac address=['"]([0-9a-f:]+)['"]\/>/.exec(xml)?.[1];
+      expect(mac).toMatch(/^52:54:00(:[0-9a-f]{2}){3}$/);
+      // The seed as the guest reads it: the network-config file is stored as is, zero-padded.
+      const file = join(real.host.dir, 'seed.iso');
+      await real.env.virsh('vol-download', '--pool', real.env.pool.name, `${req.name}-seed.iso`, file);
+      const iso = readFileSync(file);
+      const at = iso.indexOf('{\n  "version": 2');
+      expect(at).toBeGreaterThan(0);
+      const eth0 = JSON.parse(iso.subarray(at, iso.indexOf(0, at)).toString('utf8')).ethernets.eth0;
+      expect(eth0.match).toEqual({ macaddress: mac });
+      expect(eth0.addresses).toEqual([`${inst.egress!.ipv4}/29`, `${inst.egress!.ipv6}/64`]);
+      expect(eth0.routes).toEqual([
+        { to: '0.0.0.0/0', via: '192.0.2.1' },
+        { to: '::/0', via: '2001:db8:e::1' },
+      ]);
     }, 60_000);
 
     it('get asks the address sources in the flavour order, and with no answer reports no address', async () => {
