@@ -14,4 +14,11 @@ describe('run', () => {
     const r = await run('sh', ['-c', 'echo out; echo err >&2; exit 3']);
     expect(r).toMatchObject({ code: 3, stdout: 'out\n', stderr: 'err\n' });
   });
+
+  it('an aborted command is killed and the call rejects with the reason', async () => {
+    const ac = new AbortController();
+    const pending = run('sleep', ['600'], { signal: ac.signal });
+    setTimeout(() => ac.abort(new Error('stop')), 100);
+    await expect(pending).rejects.toThrow('stop');
+  });
 });
