@@ -22,9 +22,15 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
       reject(opts.signal.reason);
       return;
     }
+    // A session of its own, so no controlling terminal is inherited: virsh starts polkit's text
+    // agent (pkttyagent) whenever it can open one and pkttyagent is installed, and that agent
+    // prints "Authorization not available. Check if polkit service is running ..." on stderr when
+    // polkitd is not running (installed but stopped, as on a fresh Debian machine). Nothing run
+    // here may prompt anyway: every command is non-interactive.
     const child = spawn(cmd, args, {
       env: opts.env ?? process.env,
       stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: true,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/exec.js';
 import { type LibvirtTestEnv, startLibvirtTestEnv, TestEnvError, type TestPool } from '../src/index.js';
 import { isAlive } from '../src/processes.js';
-import { forwardUnixSocket, sshRun, virshAt } from './ssh-cli.js';
+import { forwardUnixSocket, runFromTerminal, sshRun, virshAt } from './ssh-cli.js';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -129,6 +129,24 @@ describe('startLibvirtTestEnv', () => {
       expect(host.stdout.trim()).toBe(hostname());
       const pools = await virshAt(local, 'pool-list', '--name');
       expect(pools.stdout.split('\n').map((s) => s.trim())).toContain(env.pool.name);
+    } finally {
+      await fwd.close();
+    }
+  });
+
+  it('the forward answers virsh cleanly when the caller has a controlling terminal', async () => {
+    // A fresh Debian machine has polkitd installed but not running; virsh started with a
+    // controlling terminal starts pkttyagent, which complains on stderr. run() must not pass the
+    // terminal on. The first check holds everywhere; the virsh one needs pkttyagent to bite.
+    const tty = await runFromTerminal('sh', ['-c', 'cut -d" " -f7 /proc/self/stat']);
+    expect(tty.hasTerminal).toBe(true);
+    expect(tty.stdout.trim()).toBe('0');
+    const local = join(env.baseDir, 'fwd-tty.sock');
+    const fwd = await forwardUnixSocket(env.ssh, local, env.socketPath);
+    try {
+      const host = await runFromTerminal('virsh', ['-c', `qemu+unix:///system?socket=${local}`, 'hostname']);
+      expect(host.stderr).toBe('');
+      expect(host.stdout.trim()).toBe(hostname());
     } finally {
       await fwd.close();
     }

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { run } from '../src/exec.js';
 import type { SshEndpoint } from '../src/index.js';
 
@@ -88,4 +91,42 @@ export async function forwardUnixSocket(
 
 export function virshAt(socketPath: string, ...args: string[]) {
   return run('virsh', ['-c', `qemu+unix:///system?socket=${socketPath}`, ...args], { timeoutMs: 30_000 });
+}
+
+/**
+ * Runs `run(cmd, args)` of the built package in a node process whose controlling terminal is a
+ * pty (`script(1)` makes one), as when `.ci/run` or a test is started from a terminal: what the
+ * command sees of a terminal comes from how run() spawns it, not from the vitest worker (which
+ * has none in CI).
+ */
+export async function runFromTerminal(cmd: string, args: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'ep-pty-'));
+  try {
+    const dist = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href;
+    const out = join(dir, 'result.json');
+    const main = join(dir, 'main.mjs');
+    writeFileSync(
+      main,
+      [
+        `import { closeSync, openSync, writeFileSync } from 'node:fs';`,
+        `import { run } from ${JSON.stringify(dist)};`,
+        `const hasTerminal = (() => { try { closeSync(openSync('/dev/tty', 'r')); return true; } catch { return false; } })();`,
+        `const r = await run(${JSON.stringify(cmd)}, ${JSON.stringify(args)}, { timeoutMs: 30000 });`,
+        `writeFileSync(${JSON.stringify(out)}, JSON.stringify({ hasTerminal, ...r }));`,
+      ].join('\n'),
+    );
+    const pty = await run('script', ['-qec', `${process.execPath} ${main}`, '/dev/null'], {
+      timeoutMs: 60_000,
+    });
+    if (!existsSync(out))
+      throw new Error(`script(1) wrote no result (exit ${pty.code}): ${pty.stdout}${pty.stderr}`);
+    return JSON.parse(readFileSync(out, 'utf8')) as {
+      hasTerminal: boolean;
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
