@@ -138,6 +138,18 @@ const allReady = (records: ProxyRecord[]) =>
   records.filter(notDeleting).every((r) => r.status?.phase === 'Ready' && r.endpoint !== undefined);
 
 /**
+ * Why `up --once` cannot succeed however long it waits, known right after the first scan and
+ * health round: a provider module that failed to load, or no valid Proxy in the files.
+ */
+function onceCannotSucceed(records: ProxyRecord[], loadFailures: number, issues: number): string | undefined {
+  if (loadFailures > 0)
+    return `${loadFailures === 1 ? 'a provider module' : `${loadFailures} provider modules`} failed to load (above); fix the providers file and run again`;
+  if (records.filter(notDeleting).length === 0)
+    return `no valid Proxy in the files${issues > 0 ? ` (${issues} problem${issues === 1 ? '' : 's'} listed above)` : ''}`;
+  return undefined;
+}
+
+/**
  * `up`: reconciles the Proxies in the files until interrupted (the proxies keep running), or with
  * --once until all are Ready (then, with --clean, deletes what it created).
  */
@@ -195,7 +207,17 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   // The first round of the providers' health checks: a provider that cannot work (a missing
   // engine, an unwritable state dir) is named before any Proxy gets stuck on it.
   await sa.healthChecked;
+  const loadFailures = sa.providers.failures();
+  for (const f of loadFailures)
+    view.warn(`cannot load ${f.message}`, {
+      type: 'provider-load',
+      provider: f.entry.name,
+      module: f.module,
+      message: f.message,
+    });
+  const failedNames = new Set(loadFailures.map((f) => f.entry.name));
   for (const p of store.providerHealth()) {
+    if (failedNames.has(p.name)) continue;
     const failing = p.status.targets?.filter((t) => !t.ready) ?? [];
     for (const t of failing)
       view.warn(
@@ -270,7 +292,15 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   };
 
   try {
-    if (flags.once) {
+    // What --once can never get past is said now, not after its whole timeout.
+    const hopeless = flags.once
+      ? onceCannotSucceed(store.records(), loadFailures.length, store.issues().length)
+      : undefined;
+    if (hopeless) {
+      code = 1;
+      view.say(`not Ready: ${hopeless}`, { type: 'ready', ready: false, error: hopeless });
+      redraw();
+    } else if (flags.once) {
       const ready = await Promise.race([
         waitReady(Date.now() + flags.timeoutMs),
         io.interrupted.then(() => false),
