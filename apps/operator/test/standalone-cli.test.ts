@@ -89,7 +89,7 @@ describe('egress-proxies up / status / down', () => {
       '- {name: foo-a, type: foo, module: ./missing.mjs}\n' +
         '- {name: foo-b, type: foo, module: ./wrong-export.mjs}\n' +
         '- {name: foo-c, type: foo, module: ./throws.mjs}\n' +
-        '- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24310, max: 24319}, engine: node}\n',
+        '- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24360, max: 24369}, engine: node}\n',
     );
     const proxies = join(dir, 'foo-proxies.yaml');
     writeFileSync(

@@ -138,6 +138,45 @@ const allReady = (records: ProxyRecord[]) =>
   records.filter(notDeleting).every((r) => r.status?.phase === 'Ready' && r.endpoint !== undefined);
 
 /**
+ * How the commands this prints are spelled: `egress-proxies` when installed, or what the caller
+ * says runs it (`npm start` in a clone sets `npm run egress-proxies --`, where no bin is on PATH).
+ */
+export const SELF_COMMAND_ENV = 'EGRESS_PROXIES_COMMAND';
+function selfCommand(): string {
+  return process.env[SELF_COMMAND_ENV]?.trim() || 'egress-proxies';
+}
+
+/**
+ * What stopped with `up` although the proxies keep running: each pool's gateway and the demo
+ * target, so the curl lines printed earlier no longer answer. Says how to run a gateway alone
+ * over the running members.
+ */
+export function stoppedWithUp(
+  gateways: readonly (PoolView & { gateway: string })[],
+  demoTarget: string | undefined,
+  self: string,
+): string[] {
+  const lines: string[] = [];
+  const gone = [
+    ...gateways.map((g) => `the gateway ${g.gateway} of pool ${g.key}`),
+    ...(demoTarget ? [`the demo target ${demoTarget}`] : []),
+  ];
+  if (gone.length === 0) return lines;
+  lines.push(`${gone.join(' and ')} stopped with up: the curl lines above no longer answer.`);
+  for (const g of gateways) {
+    const members = g.members
+      .filter((m) => m.ready && m.ip && m.port)
+      .map((m) => `${m.name}=${m.ip?.includes(':') ? `[${m.ip}]` : m.ip}:${m.port}`);
+    if (members.length === 0) continue;
+    const listen = new URL(g.gateway).host;
+    lines.push(
+      `run the gateway alone over the running proxies: ${self} gateway --members ${members.join(',')} --listen ${listen}`,
+    );
+  }
+  return lines;
+}
+
+/**
  * Why `up --once` cannot succeed however long it waits, known right after the first scan and
  * health round: a provider module that failed to load, or no valid Proxy in the files.
  */
@@ -239,7 +278,10 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   const ticker = view.mode === 'table' ? setInterval(redraw, 1000) : undefined;
   redraw();
 
-  const downHint = `egress-proxies down --providers ${quote(flags.providers)} --state-dir ${quote(flags.stateDir)}`;
+  const self = selfCommand();
+  const downHint = `${self} down --providers ${quote(flags.providers)} --state-dir ${quote(flags.stateDir)}`;
+  // What goes away with up (its pools' gateways), read before stopping, to say so after.
+  let gateways: (PoolView & { gateway: string })[] = [];
   let code = 0;
   const waitReady = async (deadline: number): Promise<boolean> => {
     while (Date.now() < deadline) {
@@ -353,6 +395,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     unsubscribe();
     clearInterval(ticker);
     clearTimeout(pending);
+    gateways = sa.pools.views().filter((p): p is PoolView & { gateway: string } => p.gateway !== undefined);
     await sa.stop();
     redraw();
     view.release();
@@ -375,6 +418,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     io.out(
       `stopped reconciling; ${n} prox${n === 1 ? 'y keeps' : 'ies keep'} running. Delete: ${downHint}\n`,
     );
+    for (const line of stoppedWithUp(gateways, echo?.url, self)) io.out(`${line}\n`);
   }
   await echo?.close();
   return code;
@@ -434,7 +478,7 @@ export function statusCommand(flags: StandaloneFlags, io: Io): number {
   const stateDir = resolve(flags.stateDir);
   const state = readState(stateDir);
   if (!state) {
-    const why = `no standalone state in ${stateDir} (run egress-proxies up first, or pass --state-dir)`;
+    const why = `no standalone state in ${stateDir} (run ${selfCommand()} up first, or pass --state-dir)`;
     io.err(
       flags.output === 'json' ? jsonLine({ type: 'error', code: 'NO_STATE', message: why }) : `${why}\n`,
     );
