@@ -29,6 +29,14 @@ if (!spread || new Set(spread.slice(1)).size !== 3)
 if (!/^checked: session \S+ answered 200 3 times; the target saw \S+ each time$/m.test(out))
   failures.push('a sticky session through the gateway was not verified');
 if (!/cleaned up: deleted 3 instance\(s\)/.test(out)) failures.push('the proxies were not deleted');
+// A newcomer's screen: a line per package while building, no telemetry notice, no bin warnings,
+// and the command it runs spelled the way it runs from the clone.
+if (!/^\S+:build: cache (hit|miss|bypass)/m.test(out))
+  failures.push('no progress line per package while building');
+if (/telemetry/i.test(out)) failures.push("Turborepo's telemetry notice was printed");
+if (/Failed to create bin/.test(out)) failures.push('pnpm warned that it could not link a bin');
+if (!/^=== npm run egress-proxies -- up /m.test(out))
+  failures.push('the up command is not printed as `npm run egress-proxies -- up ...`');
 const instances = join(root, 'examples/standalone/.state/local/instances');
 if (existsSync(instances) && readdirSync(instances).length > 0)
   failures.push(`instances left in ${instances}: ${readdirSync(instances).join(', ')}`);

@@ -50,7 +50,11 @@ function processes() {
     }
     if (argv.length === 0) continue;
     const exe = argv[0].slice(argv[0].lastIndexOf('/') + 1);
-    const operator = exe === 'node' && argv.some((a) => a.endsWith('apps/operator/dist/main.js'));
+    const operator =
+      exe === 'node' &&
+      argv.some(
+        (a) => a.endsWith('apps/operator/dist/main.js') || a.endsWith('apps/operator/bin/egress-proxies.js'),
+      );
     if (DAEMONS.test(exe) || operator) out.push(`${pid} ${argv.join(' ').slice(0, 200)}`);
   }
   return out;

@@ -7,8 +7,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pnpmCommand, root, workspacePackages } from './workspace.mjs';
 
+// Turborepo's telemetry notice is not for a newcomer's first screen (set it to 0 to opt back in).
+const env = { TURBO_TELEMETRY_DISABLED: '1', ...process.env };
+
 function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env, ...opts });
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env, ...opts });
   if (r.error) throw r.error;
   return r.status ?? 1;
 }
@@ -22,8 +25,17 @@ function install() {
   const [cmd, pre] = pnpmCommand();
   const code = step('install', cmd, [...pre, 'install', '--frozen-lockfile', '--prefer-offline']);
   if (code !== 0) process.exit(code);
-  const b = step('build', cmd, [...pre, 'exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
-  if (b !== 0) process.exit(b);
+  const n = workspacePackages().length;
+  console.log(
+    `\n=== build (${n} packages; the first build takes about five minutes on two cores, later ones come from the cache)`,
+  );
+  // hash-only: one line per package as its build starts (a cache hit or a miss). It leaves out
+  // a failure's output, so a failed build runs again showing only errors (the rest is cached).
+  const build = (logs) => run(cmd, [...pre, 'exec', 'turbo', 'run', 'build', `--output-logs=${logs}`]);
+  if (build('hash-only') !== 0) {
+    console.log('\n=== the build failed; its errors:');
+    process.exit(build('errors-only') || 1);
+  }
   return [cmd, pre];
 }
 
@@ -71,10 +83,13 @@ if (job === 'test') {
     ...(extra.includes('--once') && !extra.includes('--clean') ? ['--clean'] : []),
     ...extra,
   ];
-  console.log(`\n=== egress-proxies ${args.slice(1).join(' ')}`);
+  console.log(`\n=== npm run egress-proxies -- ${args.slice(1).join(' ')}`);
   // Ctrl-C reaches the operator too; this process waits for it to stop and print how to clean up.
   process.on('SIGINT', () => {});
-  process.exit(run(process.execPath, args));
+  // The commands it prints must run from the clone as printed: no bin is on PATH here.
+  process.exit(
+    run(process.execPath, args, { env: { ...env, EGRESS_PROXIES_COMMAND: 'npm run egress-proxies --' } }),
+  );
 } else {
   console.error(`usage: node scripts/run.mjs test|start   (got ${JSON.stringify(job)})`);
   process.exit(2);

@@ -83,16 +83,20 @@ export async function startOperator(opts: OperatorOptions): Promise<RunningOpera
   const text = await readFile(opts.configPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new Error(`cannot read providers config ${opts.configPath}: ${err.code ?? err.message}`);
   });
-  const prepare = async (next: ProviderEntry[]) =>
-    reportModuleFailures(await loader.prepare(next), (err) =>
+  const providers = loader.providerSet(opts.providerLogger);
+  const prepare = async (next: ProviderEntry[]) => {
+    const prepared = await loader.prepare(next);
+    // Their ProviderHealth says why they failed (the entry, the module and the cause).
+    providers.setFailures(prepared.failures);
+    return reportModuleFailures(prepared, (err) =>
       log.error(
         { provider: err.entry.name, module: err.module, error: err.message },
         'provider module failed',
       ),
     );
+  };
   const loadConfig = (t: string) => loader.loadConfig(t);
   const entries = await prepare(await loadConfig(text));
-  const providers = loader.providerSet(opts.providerLogger);
   await providers.apply(entries);
   log.info({ providers: providers.names(), config: opts.configPath }, 'providers config loaded');
 

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProvidersConfig } from '@egress-proxies/provider-utils/providers-file';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { crdFiles } from '../src/api/crd.js';
+import { validateProxySpec } from '../src/api/validate.js';
 import { parseRunFlags } from '../src/cli/run-flags.js';
 import { bundledRegistry } from '../src/providers/bundled.js';
 import { ensureHelm } from './support/helm.js';
@@ -166,6 +167,44 @@ describe('helm chart, rendered', () => {
       expect(r.stderr, set).toMatch(/values don't meet the specifications of the schema/);
       expect(r.stderr, set).toMatch(message);
     }
+  });
+
+  it('suggests creating a Proxy in its NOTES only when a provider is configured, naming it', () => {
+    // What `helm install` prints. Its dry run needs a cluster, so NOTES.txt is rendered by the
+    // same engine in a copy of the chart: as a template's string value (`tpl`, same context).
+    const copy = join(dir, 'notes-chart');
+    cpSync(join(ROOT, 'chart'), copy, { recursive: true });
+    cpSync(join(copy, 'templates', 'NOTES.txt'), join(copy, 'notes-source.txt'));
+    writeFileSync(
+      join(copy, 'templates', 'zz-notes.yaml'),
+      'notes: {{ tpl (.Files.Get "notes-source.txt") . | toJson }}\n',
+    );
+    const notes = (...set: string[]) =>
+      parse(
+        ok(helm, [
+          'template',
+          'egress-proxies',
+          copy,
+          '-n',
+          NS,
+          '--show-only',
+          'templates/zz-notes.yaml',
+          ...set,
+        ]),
+      ).notes as string;
+    const none = notes();
+    expect(none).toContain('No providers are configured yet, so no Managed Proxy can be created.');
+    expect(none).not.toMatch(/kubectl apply/);
+    const values = join(dir, 'notes-values.yaml');
+    writeFileSync(values, 'providers:\n- name: in-cluster\n  type: kubernetes\n  kubernetes: {}\n');
+    const some = notes('-f', values);
+    expect(some).not.toContain('No providers are configured yet');
+    const line = /^ {2}(echo '.*' \| kubectl apply -f -)$/m.exec(some)?.[1];
+    expect(line, some).toBeDefined();
+    // The object it applies is a Proxy on the configured provider, valid by the CRD's rules.
+    const doc = JSON.parse(/^echo '(.*)'/.exec(line as string)?.[1] as string);
+    expect(doc).toMatchObject({ kind: 'Proxy', spec: { provider: 'in-cluster' } });
+    expect(() => validateProxySpec(doc.spec)).not.toThrow();
   });
 
   it('adds a PodDisruptionBudget only when there is more than one replica', () => {

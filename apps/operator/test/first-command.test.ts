@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEchoServer } from '../src/standalone/echo-server.js';
 import { getThroughProxy } from './support/forward-proxy.js';
 
 // The README's first command without its install and build steps: the built CLI with the
@@ -39,7 +40,12 @@ afterAll(async () => {
 
 describe('the first command (npm start)', () => {
   it('brings a pool of three local proxies to Ready, prints a curl line through its gateway that works, stops on Ctrl-C, and down cleans up', async () => {
-    child = spawn(process.execPath, [cli, ...upArgs, '--output', 'plain'], { cwd: root, stdio: 'pipe' });
+    // As `npm start` runs it: the commands it prints must run from the clone as printed.
+    child = spawn(process.execPath, [cli, ...upArgs, '--output', 'plain'], {
+      cwd: root,
+      stdio: 'pipe',
+      env: { ...process.env, EGRESS_PROXIES_COMMAND: 'npm run egress-proxies --' },
+    });
     child.stdout?.on('data', (c) => {
       out += c;
     });
@@ -87,7 +93,20 @@ describe('the first command (npm start)', () => {
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    expect(out).toMatch(/stopped reconciling; 3 proxies keep running\. Delete: egress-proxies down /);
+    const downLine =
+      /stopped reconciling; 3 proxies keep running\. Delete: (npm run egress-proxies -- down .*)$/m.exec(
+        out,
+      )?.[1];
+    expect(downLine, out).toBeDefined();
+    // It says what went with `up`, and how to run the gateway alone over the running proxies.
+    expect(out).toMatch(
+      /^the gateway http:\/\/127\.0\.0\.1:\d+ of pool default\/demo and the demo target http:\/\/127\.0\.0\.1:\d+\/ stopped with up: the curl lines above no longer answer\.$/m,
+    );
+    const gatewayLine =
+      /^run the gateway alone over the running proxies: (npm run egress-proxies -- gateway .*)$/m.exec(
+        out,
+      )?.[1];
+    expect(gatewayLine, out).toBeDefined();
     const ports = [...out.matchAll(/^demo-[a-z0-9]{5} local Ready 127\.0\.0\.1:(\d+)/gm)].map((m) => m[1]);
     expect(new Set(ports).size).toBe(3);
     // The gateway went with `up` (drained), the members did not.
@@ -98,11 +117,42 @@ describe('the first command (npm start)', () => {
       expect(res.status).toBeGreaterThanOrEqual(400);
     }
 
-    const d = spawnSync(process.execPath, [cli, ...downArgs], { cwd: root, encoding: 'utf8' });
-    expect(d.stderr).toBe('');
+    // The gateway line as printed, through a shell from the clone: it routes over the members.
+    const echo = await startEchoServer();
+    const gw = spawn('sh', ['-c', `exec ${gatewayLine}`], { cwd: root, stdio: 'pipe', detached: true });
+    let gwOut = '';
+    gw.stdout?.on('data', (c) => {
+      gwOut += c;
+    });
+    gw.stderr?.on('data', (c) => {
+      gwOut += c;
+    });
+    try {
+      const seenAlone = new Set<string>();
+      await until(
+        'the gateway run alone to answer',
+        () => {
+          void getThroughProxy(proxy!, echo.url).then(
+            (r) => r.status === 200 && seenAlone.add((JSON.parse(r.body) as { ip: string }).ip),
+            () => {},
+          );
+          return seenAlone.size > 0;
+        },
+        60_000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}\ngateway output:\n${gwOut}`);
+      });
+    } finally {
+      process.kill(-(gw.pid as number), 'SIGTERM');
+      await new Promise((r) => gw.once('exit', r));
+      await echo.close();
+    }
+
+    // The down line as printed, through a shell from the clone.
+    const d = spawnSync('sh', ['-c', downLine as string], { cwd: root, encoding: 'utf8' });
     expect(d.stdout).toMatch(/deleted 3 instance\(s\) of installation standalone-/);
-    expect(d.status).toBe(0);
+    expect(d.status, d.stderr).toBe(0);
     for (const port of new Set(ports))
       await expect(getThroughProxy(`http://127.0.0.1:${port}`, target!)).rejects.toThrow();
-  });
+  }, 180_000);
 });

@@ -78,4 +78,86 @@ describe('egress-proxies up / status / down', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`no standalone state in ${join(dir, 'empty')}`);
   });
+
+  it('up names each provider module that failed to load and why, --once exits at once, and status shows it', () => {
+    // Three ways a module: entry fails: no such file, no factory for its type, an import that throws.
+    writeFileSync(join(dir, 'wrong-export.mjs'), 'export const answer = 42;\n');
+    writeFileSync(join(dir, 'throws.mjs'), "throw new Error('boom at import');\n");
+    const mods = join(dir, 'module-providers.yaml');
+    writeFileSync(
+      mods,
+      '- {name: foo-a, type: foo, module: ./missing.mjs}\n' +
+        '- {name: foo-b, type: foo, module: ./wrong-export.mjs}\n' +
+        '- {name: foo-c, type: foo, module: ./throws.mjs}\n' +
+        '- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24360, max: 24369}, engine: node}\n',
+    );
+    const proxies = join(dir, 'foo-proxies.yaml');
+    writeFileSync(
+      proxies,
+      'apiVersion: egress-proxies.dev/v1alpha1\nkind: Proxy\nmetadata: {name: on-foo}\nspec: {provider: foo-a}\n',
+    );
+    const stateDir = join(dir, 's-modules');
+    // A timeout far beyond the spawn's 30 s: only exiting at once passes.
+    const r = cli(
+      'up',
+      '-f',
+      proxies,
+      '--providers',
+      mods,
+      '--state-dir',
+      stateDir,
+      '--once',
+      '--timeout',
+      '10m',
+    );
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      'cannot load provider "foo-a" (providers[0], type "foo"): module "./missing.mjs" is not found (no file ./missing.mjs',
+    );
+    expect(r.stderr).toContain(
+      'cannot load provider "foo-b" (providers[1], type "foo"): module "./wrong-export.mjs" exports no provider factory for type "foo"',
+    );
+    expect(r.stderr).toContain(
+      'cannot load provider "foo-c" (providers[2], type "foo"): module "./throws.mjs" threw on import: boom at import',
+    );
+    expect(r.stdout).toContain(
+      'not Ready: 3 provider modules failed to load (above); fix the providers file and run again',
+    );
+    const s = cli('status', '--state-dir', stateDir, '--output', 'plain');
+    expect(s.stdout).toMatch(/^provider foo-a foo ready=false .*module "\.\/missing\.mjs" is not found/m);
+    expect(s.stdout).toMatch(/^provider foo-c foo ready=false .*threw on import: boom at import$/m);
+    expect(s.stdout).toMatch(/^provider local local ready=true/m);
+  });
+
+  it('up --once exits at once when the files hold no valid Proxy, with a suggestion for a typo', () => {
+    const proxies = join(dir, 'typo-proxies.yaml');
+    writeFileSync(
+      proxies,
+      'apiVersion: egress-proxies.dev/v1alpha1\nkind: Proxy\nmetadata: {name: p}\nspec: {provider: local, prot: 3128}\n',
+    );
+    const stateDir = join(dir, 's-typo');
+    const r = cli(
+      'up',
+      '-f',
+      proxies,
+      '--providers',
+      providers,
+      '--state-dir',
+      stateDir,
+      '--once',
+      '--timeout',
+      '10m',
+    );
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      `invalid Proxy document: ${proxies}[0]: spec.prot: unknown field (did you mean "port"?)`,
+    );
+    expect(r.stdout).toContain('not Ready: no valid Proxy in the files (1 problem listed above)');
+  });
+
+  it('a typo in a flag gets the flag it most likely meant', () => {
+    const r = cli('up', '-f', 'x.yaml', '--providers', providers, '--onec');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("up: Unknown option '--onec' (did you mean --once?)");
+  });
 });

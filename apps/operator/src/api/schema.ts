@@ -5,6 +5,14 @@
  * predicate (enforced here), written side by side so they cannot drift apart unnoticed.
  */
 
+import { closest } from '@egress-proxies/provider-utils';
+
+/** `unknown field (did you mean "port"?) (known: ...)`: the likely key first, then all of them. */
+export function unknownFieldMessage(key: string, known: readonly string[]): string {
+  const guess = closest(key, known);
+  return `unknown field${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''} (known: ${known.join(', ')})`;
+}
+
 /** One problem found in a value: where (`spec.port`) and what. */
 export interface SchemaIssue {
   path: string;
@@ -231,10 +239,7 @@ export class ObjectNode<S extends Shape> extends SchemaNode<ObjectOut<S, '_out'>
     const before = issues.length;
     for (const key of Object.keys(input)) {
       if (!Object.hasOwn(this.shape, key)) {
-        issues.push({
-          path: join(path, key),
-          message: `unknown field (known: ${Object.keys(this.shape).join(', ')})`,
-        });
+        issues.push({ path: join(path, key), message: unknownFieldMessage(key, Object.keys(this.shape)) });
       }
     }
     for (const [k, node] of Object.entries(this.shape)) {

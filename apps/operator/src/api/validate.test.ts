@@ -60,9 +60,15 @@ describe('validateProxySpec', () => {
     ]);
   });
 
-  it('rejects unknown fields, naming the known ones', () => {
+  it('rejects unknown fields, suggesting the likely one and naming the known ones', () => {
     expect(issues({ provider: 'p', prot: 80 })).toEqual([
-      'spec.prot: unknown field (known: mode, provider, address, placement, port, cloudInit, probe)',
+      'spec.prot: unknown field (did you mean "port"?) (known: mode, provider, address, placement, port, cloudInit, probe)',
+    ]);
+    expect(issues({ provider: 'p', probe: { tagret: 'http://x/' } })[0]).toMatch(
+      /^spec\.probe\.tagret: unknown field \(did you mean "target"\?\) \(known: /,
+    );
+    expect(issues({ provider: 'p', colour: 'blue' })).toEqual([
+      'spec.colour: unknown field (known: mode, provider, address, placement, port, cloudInit, probe)',
     ]);
   });
 

@@ -23,6 +23,12 @@ describe('FlagReader', () => {
     expect(() => read(['stray'])).toThrow(FlagError);
   });
 
+  it('suggests the flag a typo most likely meant, else names the flags it takes', () => {
+    expect(() => read(['--wiat', '1s'], 'up')).toThrow("up: Unknown option '--wiat' (did you mean --wait?)");
+    expect(() => read(['--Bind=:1'])).toThrow("Unknown option '--Bind' (did you mean --bind?)");
+    expect(() => read(['--bogus'])).toThrow("Unknown option '--bogus' (known: --n, --bind, --mode, --wait)");
+  });
+
   it('takes integers within the bounds, both ends included, and words the rest its own way', () => {
     expect(read(['--n', '1']).integer('n', 4, 1, 8)).toBe(1);
     expect(read(['--n', '8']).integer('n', 4, 1, 8)).toBe(8);

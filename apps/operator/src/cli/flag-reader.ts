@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { closest } from '@egress-proxies/provider-utils';
 import { parseDuration } from '../api/duration.js';
 import { FlagError } from './flag-error.js';
 
@@ -17,6 +18,21 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | string[] | boolean | undefined>;
 
 /**
+ * The parser's unknown-option error with the likely flag (`--ocne` -> `--once`) or, without one,
+ * the flags the command takes; Node's own advice about positionals does not apply here.
+ */
+function unknownFlagMessage(err: unknown, options: Options): string | undefined {
+  if ((err as { code?: unknown }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
+  const given = /^Unknown option '([^']+)'/.exec(String((err as Error).message))?.[1];
+  if (!given) return undefined;
+  const flags = Object.keys(options);
+  const guess = closest(given.replace(/^--?/, '').split('=')[0] ?? '', flags);
+  return guess
+    ? `Unknown option '${given}' (did you mean --${guess}?)`
+    : `Unknown option '${given}' (known: ${flags.map((f) => `--${f}`).join(', ')})`;
+}
+
+/**
  * Parses `args` strictly (no positionals) and reads typed values from them; every bad value is a
  * FlagError naming the flag (`--name`) and the value.
  */
@@ -33,7 +49,7 @@ export class FlagReader {
     try {
       this.values = parseArgs({ args, strict: true, allowPositionals: false, options }).values as Values;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = unknownFlagMessage(err, options) ?? (err instanceof Error ? err.message : String(err));
       throw new FlagError(context ? `${context}: ${message}` : message);
     }
   }

@@ -149,6 +149,56 @@ describe('egress-proxies secret', () => {
     }
   });
 
+  it('kvm-ssh refuses a key behind a passphrase, with the ssh-keygen line that removes it', async () => {
+    // The forms ssh-keygen and openssl write: OpenSSH, legacy PEM (Proc-Type) and PKCS#8.
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'pass phrase', '-f', join(dir, 'locked')]);
+    execFileSync('ssh-keygen', [
+      '-q',
+      '-t',
+      'rsa',
+      '-b',
+      '1024',
+      '-m',
+      'PEM',
+      '-N',
+      'pw-12345',
+      '-f',
+      join(dir, 'locked-pem'),
+    ]);
+    const pkcs8 = file(
+      'locked p8',
+      generateKeyPairSync('ed25519').privateKey.export({
+        type: 'pkcs8',
+        format: 'pem',
+        cipher: 'aes-256-cbc',
+        passphrase: 'pw',
+      }),
+    );
+    for (const locked of [join(dir, 'locked'), join(dir, 'locked-pem'), pkcs8]) {
+      const err = await buildSecret(['kvm-ssh', '--key', locked, '--known-hosts', knownHosts]).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message, locked).toContain(`--key: "${locked}" is protected by a passphrase`);
+      const quoted = locked.includes(' ') ? `'${locked}'` : locked;
+      expect(err?.message).toContain(`ssh-keygen -p -N '' -f ${quoted}`);
+    }
+    // The line it prints works: after it, the same key is taken.
+    execFileSync('ssh-keygen', ['-p', '-P', 'pass phrase', '-N', '', '-f', join(dir, 'locked')], {
+      stdio: 'ignore',
+    });
+    const { secret } = await buildSecret([
+      'kvm-ssh',
+      '--key',
+      join(dir, 'locked'),
+      '--known-hosts',
+      knownHosts,
+    ]);
+    expect(Buffer.from(secret.data.id_ed25519 as string, 'base64')).toEqual(
+      readFileSync(join(dir, 'locked')),
+    );
+  });
+
   it('--apply without any kubeconfig says what is missing', async () => {
     const saved = { ...process.env };
     process.env.HOME = dir;

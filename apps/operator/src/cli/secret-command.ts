@@ -3,9 +3,10 @@ import { FlagError } from './flag-error.js';
 import { FlagReader } from './flag-reader.js';
 import { RUN_WORDING } from './run-flags.js';
 import {
+  isAnyPrivateKey,
   isKnownHosts,
+  isPassphraseProtected,
   isPemCertificates,
-  isPrivateKey,
   isProxmoxToken,
   isServiceAccountKey,
   readCredential,
@@ -48,6 +49,28 @@ const KIND_FLAGS: Record<SecretKind, { required: string[]; optional: string[] }>
 };
 const COMMON = ['name', 'namespace', 'apply', 'kubeconfig'];
 
+/**
+ * The SSH key for a kvm-ssh Secret. One behind a passphrase is refused here, with the command
+ * that removes it: the provider connects unattended and would only fail later, on the host.
+ */
+async function unprotectedKey(path: string, signal?: AbortSignal): Promise<Buffer> {
+  const key = await readCredential(
+    '--key',
+    path,
+    'an SSH private key (PEM or OpenSSH format)',
+    isAnyPrivateKey,
+    signal,
+  );
+  if (isPassphraseProtected(key.toString('utf8')))
+    throw new FlagError(
+      `--key: ${JSON.stringify(path)} is protected by a passphrase, which the provider cannot enter; ` +
+        `remove it (on a copy if the original must keep it) with: ssh-keygen -p -N '' -f ${shellQuote(path)}`,
+    );
+  return key;
+}
+
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
+
 /** The Secret's key -> the file's bytes, each file checked for its shape first. */
 async function secretData(
   kind: SecretKind,
@@ -58,13 +81,7 @@ async function secretData(
   switch (kind) {
     case 'kvm-ssh':
       return {
-        id_ed25519: await readCredential(
-          '--key',
-          path('key'),
-          'an SSH private key (PEM or OpenSSH format)',
-          isPrivateKey,
-          signal,
-        ),
+        id_ed25519: await unprotectedKey(path('key'), signal),
         known_hosts: await readCredential(
           '--known-hosts',
           path('known-hosts'),

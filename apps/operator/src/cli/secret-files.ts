@@ -55,3 +55,32 @@ export function isServiceAccountKey(t: string): boolean {
     return false;
   }
 }
+
+const ENCRYPTED_PKCS8 =
+  /^-----BEGIN ENCRYPTED PRIVATE KEY-----\r?\n[\s\S]+\r?\n-----END ENCRYPTED PRIVATE KEY-----\s*$/;
+const OPENSSH_MAGIC = 'openssh-key-v1\0';
+
+/**
+ * Whether a private key needs a passphrase to use: the provider connects unattended and cannot
+ * enter one. OpenSSH keys name their cipher ("none" when unprotected) right after the magic; PEM
+ * keys say so in a `Proc-Type: 4,ENCRYPTED` header or as an ENCRYPTED PRIVATE KEY (PKCS#8).
+ */
+export function isPassphraseProtected(t: string): boolean {
+  const text = t.trim();
+  if (ENCRYPTED_PKCS8.test(text)) return true;
+  if (/^Proc-Type:\s*4,ENCRYPTED/m.test(text)) return true;
+  const body =
+    /^-----BEGIN OPENSSH PRIVATE KEY-----\r?\n([\s\S]+?)\r?\n-----END OPENSSH PRIVATE KEY-----$/.exec(
+      text,
+    )?.[1];
+  if (!body) return false;
+  const bytes = Buffer.from(body.replace(/\s+/g, ''), 'base64');
+  if (bytes.subarray(0, OPENSSH_MAGIC.length).toString('latin1') !== OPENSSH_MAGIC) return false;
+  const at = OPENSSH_MAGIC.length;
+  if (bytes.length < at + 4) return false;
+  const len = bytes.readUInt32BE(at);
+  return bytes.subarray(at + 4, at + 4 + len).toString('latin1') !== 'none';
+}
+
+/** A private key in any form, protected or not (whether it is protected is checked apart). */
+export const isAnyPrivateKey = (t: string) => isPrivateKey(t) || ENCRYPTED_PKCS8.test(t.trim());

@@ -3,6 +3,7 @@ import type { ProviderHealthStatus, ProviderHealthTarget } from '../api/provider
 import type { OpLogger } from '../controller/op-logger.js';
 import { silentOpLogger } from '../controller/op-logger.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
+import type { ProviderModuleError } from '../providers/provider-module-error.js';
 import type { ProviderSlot } from '../providers/provider-set.js';
 import type { HealthStore } from '../store/proxy-store.js';
 import { withHealthConditions } from './health-conditions.js';
@@ -68,23 +69,40 @@ export class HealthChecker {
 
   /** Checks `slot` and writes the result. */
   async run(slot: ProviderSlot, signal?: AbortSignal): Promise<ProviderHealthStatus> {
+    return this.#write(slot.name, await this.status(slot, signal), undefined, signal);
+  }
+
+  /**
+   * Writes the health of an entry whose module could not be loaded: not ready, the condition's
+   * reason ModuleLoadFailed and its message the loader's (the entry, the module and the cause).
+   */
+  async runLoadFailure(failure: ProviderModuleError, signal?: AbortSignal): Promise<ProviderHealthStatus> {
     const now = this.opts.now ?? (() => new Date());
-    const status = withHealthConditions(
-      await this.status(slot, signal),
-      this.#conditions.get(slot.name),
-      now(),
-    );
-    this.#conditions.set(slot.name, status.conditions);
-    this.opts.metrics?.providerReady.set({ provider: slot.name }, status.ready ? 1 : 0);
+    const status: ProviderHealthStatus = {
+      type: failure.entry.type,
+      ready: false,
+      message: failure.message,
+      lastCheckTime: rfc3339(now()),
+    };
+    return this.#write(failure.entry.name, status, 'ModuleLoadFailed', signal);
+  }
+
+  async #write(
+    name: string,
+    checked: ProviderHealthStatus,
+    reason: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<ProviderHealthStatus> {
+    const now = this.opts.now ?? (() => new Date());
+    const status = withHealthConditions(checked, this.#conditions.get(name), now(), reason);
+    this.#conditions.set(name, status.conditions);
+    this.opts.metrics?.providerReady.set({ provider: name }, status.ready ? 1 : 0);
     try {
-      await this.opts.store.writeHealth(slot.name, status, signal);
+      await this.opts.store.writeHealth(name, status, signal);
     } catch (err) {
-      this.#log.warn({ provider: slot.name, error: String(err) }, 'writing ProviderHealth failed');
+      this.#log.warn({ provider: name, error: String(err) }, 'writing ProviderHealth failed');
     }
-    this.#log.debug(
-      { provider: slot.name, ready: status.ready, summary: status.summary },
-      'provider checked',
-    );
+    this.#log.debug({ provider: name, ready: status.ready, summary: status.summary }, 'provider checked');
     return status;
   }
 }

@@ -16,6 +16,8 @@ export function withHealthConditions(
   status: ProviderHealthStatus,
   previous: ProviderHealthStatus['conditions'],
   now: Date,
+  /** The reason when the caller knows better than the status does (a module that failed to load). */
+  reason?: string,
 ): ProviderHealthStatus {
   const notReady = status.targets?.filter((t) => !t.ready).map((t) => `${t.target}: ${t.reason}`);
   const message = status.ready
@@ -23,7 +25,12 @@ export function withHealthConditions(
     : (status.message ?? `not ready: ${notReady?.join(', ') || 'no targets'}`);
   const conditions = setCondition(
     previous,
-    { type: 'Ready', status: status.ready ? 'True' : 'False', reason: readyReason(status), message },
+    {
+      type: 'Ready',
+      status: status.ready ? 'True' : 'False',
+      reason: reason ?? readyReason(status),
+      message,
+    },
     now,
   );
   return { ...status, conditions };

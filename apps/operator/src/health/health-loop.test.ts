@@ -1,6 +1,7 @@
 import type { CheckResult } from '@egress-proxies/contract';
 import { describe, expect, it } from 'vitest';
 import type { ProviderHealthStatus } from '../api/provider-health.js';
+import { ProviderModuleError } from '../providers/provider-module-error.js';
 import { ProviderSet } from '../providers/provider-set.js';
 import { referenceHandle } from '../reconcile/test-fixture.js';
 import type { HealthStore } from '../store/proxy-store.js';
@@ -80,5 +81,48 @@ describe('HealthLoop', () => {
     await slow.checkNow();
     expect(written.has('ref')).toBe(false);
     await slow.stop();
+  });
+
+  it('writes a not-Ready ProviderHealth naming the entry, the module and the cause for a module that failed to load', async () => {
+    const written = new Map<string, ProviderHealthStatus>();
+    const store: HealthStore = {
+      writeHealth: async (p, st) => {
+        written.set(p, st);
+      },
+      pruneHealth: async (keep) => {
+        for (const k of [...written.keys()]) if (!keep.includes(k)) written.delete(k);
+      },
+      providerEvent: async () => {},
+    };
+    const set = new ProviderSet(() => ({ provider: referenceHandle().provider }));
+    const failure = new ProviderModuleError(
+      { name: 'foo-a', type: 'foo', index: 0 },
+      './foo.mjs',
+      'threw on import: boom at import',
+    );
+    set.setFailures([failure]);
+    const loop = new HealthLoop({
+      providers: set,
+      checker: new HealthChecker({ store }),
+      store,
+      intervalMs: 3_600_000,
+    });
+    await loop.start();
+    const health = written.get('foo-a');
+    expect(health).toMatchObject({ type: 'foo', ready: false });
+    expect(health?.conditions).toEqual([
+      expect.objectContaining({
+        type: 'Ready',
+        status: 'False',
+        reason: 'ModuleLoadFailed',
+        message:
+          'provider "foo-a" (providers[0], type "foo"): module "./foo.mjs" threw on import: boom at import',
+      }),
+    ]);
+    // Fixed on reload: its health goes with the failure (a prune keeps only configured names).
+    set.setFailures([]);
+    await loop.checkNow();
+    expect(written.has('foo-a')).toBe(false);
+    await loop.stop();
   });
 });

@@ -5,7 +5,7 @@ import type { HealthStore } from '../store/proxy-store.js';
 import type { HealthChecker } from './health-checker.js';
 
 export interface HealthLoopOptions {
-  providers: Pick<ProviderSet, 'slots' | 'names' | 'onChange'>;
+  providers: Pick<ProviderSet, 'slots' | 'names' | 'onChange'> & Partial<Pick<ProviderSet, 'failures'>>;
   checker: HealthChecker;
   store: HealthStore;
   /** The period of a full round; 60 s when absent. */
@@ -31,9 +31,15 @@ export class HealthLoop {
   async checkNow(names?: readonly string[]): Promise<void> {
     const { providers, checker, store } = this.opts;
     const slots = providers.slots().filter((s) => !names || names.includes(s.name));
-    await Promise.all(slots.map((s) => checker.run(s)));
+    // An entry whose module failed to load has no slot; its health carries the cause.
+    const failures = (providers.failures?.() ?? []).filter((f) => !names || names.includes(f.entry.name));
+    await Promise.all([
+      ...slots.map((s) => checker.run(s)),
+      ...failures.map((f) => checker.runLoadFailure(f)),
+    ]);
+    const failed = (providers.failures?.() ?? []).map((f) => f.entry.name);
     await store
-      .pruneHealth(providers.names())
+      .pruneHealth([...providers.names(), ...failed])
       .catch((err) => this.#log.warn({ error: String(err) }, 'pruning ProviderHealth failed'));
   }
 

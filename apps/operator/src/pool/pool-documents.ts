@@ -1,3 +1,4 @@
+import { checkDocumentKeys } from '../api/document-keys.js';
 import { API_VERSION } from '../api/group.js';
 import { PROXY_POOL, type ProxyPoolSpec, proxyPoolSpecSchema } from '../api/proxy-pool.js';
 import { validate } from '../api/schema.js';
@@ -27,7 +28,7 @@ export function toPoolDocument(
   value: Record<string, unknown>,
   issue: (path: string, message: string) => void,
 ): PoolDocument | undefined {
-  let ok = true;
+  let ok = checkDocumentKeys(value, issue);
   if (value.apiVersion !== API_VERSION) {
     issue('apiVersion', `must be ${API_VERSION}, got ${JSON.stringify(value.apiVersion)}`);
     ok = false;

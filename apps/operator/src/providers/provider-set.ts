@@ -2,6 +2,7 @@ import type { Checker, Logger } from '@egress-proxies/contract';
 import type { ProviderEntry, ProviderRegistry } from '@egress-proxies/provider-utils';
 import type { ProviderHandle } from '../reconcile/types.js';
 import { credentialFiles, entryFingerprint } from './fingerprint.js';
+import type { ProviderModuleError } from './provider-module-error.js';
 
 /** A configured provider with its Checker, when it has one. */
 export interface ProviderSlot extends ProviderHandle {
@@ -22,6 +23,7 @@ export interface ProviderDiff {
  */
 export class ProviderSet {
   #slots = new Map<string, ProviderSlot>();
+  #failures = new Map<string, ProviderModuleError>();
   readonly #listeners = new Set<(diff: ProviderDiff) => void>();
 
   constructor(
@@ -52,6 +54,24 @@ export class ProviderSet {
   }
   slots(): ProviderSlot[] {
     return [...this.#slots.values()];
+  }
+
+  /**
+   * The entries of the current config whose `module:` could not be used. They have no slot, but
+   * their ProviderHealth says why, so the cause is where the user looks, not only in the log.
+   */
+  failures(): ProviderModuleError[] {
+    return [...this.#failures.values()];
+  }
+
+  /** Replaces the load failures; a new or changed one is announced as `added` (for its health). */
+  setFailures(failures: readonly ProviderModuleError[]): void {
+    const next = new Map(failures.map((f) => [f.entry.name, f]));
+    const added = [...next].filter(([name, f]) => this.#failures.get(name)?.message !== f.message);
+    this.#failures = next;
+    if (added.length === 0) return;
+    const diff: ProviderDiff = { added: added.map(([name]) => name), changed: [], removed: [] };
+    for (const fn of this.#listeners) fn(diff);
   }
 
   onChange(fn: (diff: ProviderDiff) => void): () => void {

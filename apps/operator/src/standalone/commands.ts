@@ -138,6 +138,57 @@ const allReady = (records: ProxyRecord[]) =>
   records.filter(notDeleting).every((r) => r.status?.phase === 'Ready' && r.endpoint !== undefined);
 
 /**
+ * How the commands this prints are spelled: `egress-proxies` when installed, or what the caller
+ * says runs it (`npm start` in a clone sets `npm run egress-proxies --`, where no bin is on PATH).
+ */
+export const SELF_COMMAND_ENV = 'EGRESS_PROXIES_COMMAND';
+function selfCommand(): string {
+  return process.env[SELF_COMMAND_ENV]?.trim() || 'egress-proxies';
+}
+
+/**
+ * What stopped with `up` although the proxies keep running: each pool's gateway and the demo
+ * target, so the curl lines printed earlier no longer answer. Says how to run a gateway alone
+ * over the running members.
+ */
+export function stoppedWithUp(
+  gateways: readonly (PoolView & { gateway: string })[],
+  demoTarget: string | undefined,
+  self: string,
+): string[] {
+  const lines: string[] = [];
+  const gone = [
+    ...gateways.map((g) => `the gateway ${g.gateway} of pool ${g.key}`),
+    ...(demoTarget ? [`the demo target ${demoTarget}`] : []),
+  ];
+  if (gone.length === 0) return lines;
+  lines.push(`${gone.join(' and ')} stopped with up: the curl lines above no longer answer.`);
+  for (const g of gateways) {
+    const members = g.members
+      .filter((m) => m.ready && m.ip && m.port)
+      .map((m) => `${m.name}=${m.ip?.includes(':') ? `[${m.ip}]` : m.ip}:${m.port}`);
+    if (members.length === 0) continue;
+    const listen = new URL(g.gateway).host;
+    lines.push(
+      `run the gateway alone over the running proxies: ${self} gateway --members ${members.join(',')} --listen ${listen}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * Why `up --once` cannot succeed however long it waits, known right after the first scan and
+ * health round: a provider module that failed to load, or no valid Proxy in the files.
+ */
+function onceCannotSucceed(records: ProxyRecord[], loadFailures: number, issues: number): string | undefined {
+  if (loadFailures > 0)
+    return `${loadFailures === 1 ? 'a provider module' : `${loadFailures} provider modules`} failed to load (above); fix the providers file and run again`;
+  if (records.filter(notDeleting).length === 0)
+    return `no valid Proxy in the files${issues > 0 ? ` (${issues} problem${issues === 1 ? '' : 's'} listed above)` : ''}`;
+  return undefined;
+}
+
+/**
  * `up`: reconciles the Proxies in the files until interrupted (the proxies keep running), or with
  * --once until all are Ready (then, with --clean, deletes what it created).
  */
@@ -195,7 +246,17 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   // The first round of the providers' health checks: a provider that cannot work (a missing
   // engine, an unwritable state dir) is named before any Proxy gets stuck on it.
   await sa.healthChecked;
+  const loadFailures = sa.providers.failures();
+  for (const f of loadFailures)
+    view.warn(`cannot load ${f.message}`, {
+      type: 'provider-load',
+      provider: f.entry.name,
+      module: f.module,
+      message: f.message,
+    });
+  const failedNames = new Set(loadFailures.map((f) => f.entry.name));
   for (const p of store.providerHealth()) {
+    if (failedNames.has(p.name)) continue;
     const failing = p.status.targets?.filter((t) => !t.ready) ?? [];
     for (const t of failing)
       view.warn(
@@ -217,7 +278,10 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   const ticker = view.mode === 'table' ? setInterval(redraw, 1000) : undefined;
   redraw();
 
-  const downHint = `egress-proxies down --providers ${quote(flags.providers)} --state-dir ${quote(flags.stateDir)}`;
+  const self = selfCommand();
+  const downHint = `${self} down --providers ${quote(flags.providers)} --state-dir ${quote(flags.stateDir)}`;
+  // What goes away with up (its pools' gateways), read before stopping, to say so after.
+  let gateways: (PoolView & { gateway: string })[] = [];
   let code = 0;
   const waitReady = async (deadline: number): Promise<boolean> => {
     while (Date.now() < deadline) {
@@ -270,7 +334,15 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
   };
 
   try {
-    if (flags.once) {
+    // What --once can never get past is said now, not after its whole timeout.
+    const hopeless = flags.once
+      ? onceCannotSucceed(store.records(), loadFailures.length, store.issues().length)
+      : undefined;
+    if (hopeless) {
+      code = 1;
+      view.say(`not Ready: ${hopeless}`, { type: 'ready', ready: false, error: hopeless });
+      redraw();
+    } else if (flags.once) {
       const ready = await Promise.race([
         waitReady(Date.now() + flags.timeoutMs),
         io.interrupted.then(() => false),
@@ -323,6 +395,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     unsubscribe();
     clearInterval(ticker);
     clearTimeout(pending);
+    gateways = sa.pools.views().filter((p): p is PoolView & { gateway: string } => p.gateway !== undefined);
     await sa.stop();
     redraw();
     view.release();
@@ -345,6 +418,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     io.out(
       `stopped reconciling; ${n} prox${n === 1 ? 'y keeps' : 'ies keep'} running. Delete: ${downHint}\n`,
     );
+    for (const line of stoppedWithUp(gateways, echo?.url, self)) io.out(`${line}\n`);
   }
   await echo?.close();
   return code;
@@ -404,7 +478,7 @@ export function statusCommand(flags: StandaloneFlags, io: Io): number {
   const stateDir = resolve(flags.stateDir);
   const state = readState(stateDir);
   if (!state) {
-    const why = `no standalone state in ${stateDir} (run egress-proxies up first, or pass --state-dir)`;
+    const why = `no standalone state in ${stateDir} (run ${selfCommand()} up first, or pass --state-dir)`;
     io.err(
       flags.output === 'json' ? jsonLine({ type: 'error', code: 'NO_STATE', message: why }) : `${why}\n`,
     );

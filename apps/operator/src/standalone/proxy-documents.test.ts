@@ -48,6 +48,37 @@ describe('loadProxyDocuments', () => {
     expect(r.unreadable).toEqual([]);
   });
 
+  it('suggests the key a typo meant in Proxy and ProxyPool documents, at every level', async () => {
+    const f = join(dir, 'typos.yaml');
+    writeFileSync(
+      f,
+      [
+        'apiVersion: egress-proxies.dev/v1alpha1\nkind: Proxy\nmetadata: {name: a}\nsepc: {provider: local}\n',
+        'apiVersion: egress-proxies.dev/v1alpha1\nkind: Proxy\nmetadata: {nmae: b}\nspec: {provider: local}\n',
+        proxy('c', 'provider: local, prot: 3128'),
+        'apiVersion: egress-proxies.dev/v1alpha1\nkind: ProxyPool\nmetadata: {name: p}\n' +
+          'spec: {replica: 2, template: {provider: local}}\n',
+        'apiVersion: egress-proxies.dev/v1alpha1\nkind: ProxyPool\nmetadata: {name: q}\n' +
+          'spce: {replicas: 2, template: {provider: local}}\n',
+      ].join('---\n'),
+    );
+    const r = await loadProxyDocuments([f]);
+    expect(r.documents).toEqual([]);
+    expect(r.pools ?? []).toEqual([]);
+    const lines = r.issues.map(formatIssue);
+    expect(lines).toContain(
+      `${f}[0]: sepc: unknown field (did you mean "spec"?) (known: apiVersion, kind, metadata, spec, status)`,
+    );
+    expect(lines).toContain(
+      `${f}[1]: metadata.nmae: unknown field (did you mean "name"?) (known: name, namespace, labels, annotations)`,
+    );
+    expect(lines.find((l) => l.startsWith(`${f}[2]: spec.prot:`))).toMatch(/did you mean "port"\?/);
+    expect(lines.find((l) => l.startsWith(`${f}[3]: spec.replica:`))).toMatch(/did you mean "replicas"\?/);
+    expect(lines).toContain(
+      `${f}[4]: spce: unknown field (did you mean "spec"?) (known: apiVersion, kind, metadata, spec, status)`,
+    );
+  });
+
   it('applies the CRD rules (a Managed Proxy needs a provider)', async () => {
     const f = join(dir, 'rules.yaml');
     writeFileSync(f, proxy('p', 'mode: Managed'));

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { checkDocumentKeys } from '../api/document-keys.js';
 import { API_VERSION, PROXY } from '../api/group.js';
 import type { ProxyObject } from '../api/proxy.js';
 import { ProxySpecError, validateProxySpec } from '../api/validate.js';
@@ -129,7 +130,7 @@ function toProxy(value: unknown, issue: (path: string, message: string) => void)
     return undefined;
   }
   const v = value as Record<string, unknown>;
-  let ok = true;
+  let ok = checkDocumentKeys(v, issue);
   if (v.apiVersion !== API_VERSION) {
     issue('apiVersion', `must be ${API_VERSION}, got ${JSON.stringify(v.apiVersion)}`);
     ok = false;

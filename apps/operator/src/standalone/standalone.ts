@@ -8,6 +8,7 @@ import type { GcReport } from '../gc/orphan-gc.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
 import { StandalonePools } from '../pool/standalone-pools.js';
 import { providerLoader } from '../providers/load-providers.js';
+import type { ProviderModuleError } from '../providers/provider-module-error.js';
 import type { ProviderSet } from '../providers/provider-set.js';
 import { FileProxyStore } from './file-proxy-store.js';
 import { withProgress } from './progress.js';
@@ -58,8 +59,23 @@ export interface RunningStandalone {
 export async function startStandalone(opts: StandaloneOptions): Promise<RunningStandalone> {
   const log = opts.logger ?? silentOpLogger;
   const loader = providerLoader(opts.providersPath, opts);
-  const entries = await loadStandaloneProviders(opts.providersPath, loader, { log });
   const providers = loader.providerSet(opts.providerLogger);
+  // Entries whose module cannot be used are kept on the set: their ProviderHealth (and so the
+  // terminal and `status`) names the entry, the module and the cause.
+  const collecting = () => {
+    const failures: ProviderModuleError[] = [];
+    const onModuleError = (err: ProviderModuleError) => {
+      failures.push(err);
+      log.error(
+        { provider: err.entry.name, module: err.module, error: err.message },
+        'provider module failed',
+      );
+    };
+    return { failures, onModuleError };
+  };
+  const first = collecting();
+  const entries = await loadStandaloneProviders(opts.providersPath, loader, { log, ...first });
+  providers.setFailures(first.failures);
   await providers.apply(entries);
   const installation = ensureInstallation(opts.stateDir);
   log.info({ providers: providers.names(), installation }, 'standalone: providers loaded');
@@ -86,7 +102,12 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     configPath: opts.providersPath,
     configText: await readFile(opts.providersPath, 'utf8'),
     // A reload naming a type this build lacks is refused, as in the cluster; the old config stays.
-    prepareReload: (next) => prepareStandaloneEntries(next, opts.providersPath, loader, { log }),
+    prepareReload: async (next) => {
+      const reload = collecting();
+      const prepared = await prepareStandaloneEntries(next, opts.providersPath, loader, { log, ...reload });
+      providers.setFailures(reload.failures);
+      return prepared;
+    },
     loadConfig: (text) => loader.loadConfig(text),
     // There is no object to hang an event on: GC deletions go to the log.
     gcEvent: async (provider, type, reason, message) => log.info({ provider, type, reason, message }, 'gc'),

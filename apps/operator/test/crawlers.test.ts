@@ -1,0 +1,133 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { down } from '../src/standalone/down.js';
+import { startEchoServer } from '../src/standalone/echo-server.js';
+import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
+
+// The crawler guide's examples (docs/guides/crawlers/), run as a reader runs them against the
+// gateway of a pool under `up`: three members on the local provider, each leaving from its own
+// loopback address. Each example prints what the target saw; rotation must reach every member
+// and a session must stay on one. Python's come from Debian (python3-requests, python3-scrapy):
+// a machine without them fails here, naming the package.
+const root = join(__dirname, '..', '..', '..');
+const examples = join(root, 'docs', 'guides', 'crawlers');
+const PYTHON = '/usr/bin/python3';
+const dir = mkdtempSync(join(tmpdir(), 'ep-crawlers-'));
+const stateDir = join(dir, 'state');
+const providersPath = join(dir, 'providers.yaml');
+const docsPath = join(dir, 'pool.yaml');
+let echo: Awaited<ReturnType<typeof startEchoServer>>;
+let sa: RunningStandalone | undefined;
+let gateway: string;
+
+beforeAll(async () => {
+  echo = await startEchoServer();
+  writeFileSync(
+    providersPath,
+    '- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24370, max: 24399}, engine: node, loopbackEgress: true}\n',
+  );
+  // The echo server's port is taken, so the gateway listens on a free one (as `up` does).
+  writeFileSync(
+    docsPath,
+    `apiVersion: egress-proxies.dev/v1alpha1
+kind: ProxyPool
+metadata: {name: crawl}
+spec:
+  replicas: 3
+  template:
+    provider: local
+    probe: {target: "${echo.url}", interval: 30s, timeout: 2s, retries: 1}
+  gateway: {port: ${echo.port}}
+`,
+  );
+  sa = await startStandalone({
+    proxyPaths: [docsPath],
+    providersPath,
+    stateDir,
+    debounceMs: 50,
+    rescanMs: 300,
+    pollIntervalMs: 200,
+    failedProbeRetryMs: 300,
+    defaultProbeTarget: echo.url,
+  });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    await sa.pools.step();
+    const v = sa.pools.views().find((p) => p.key === 'default/crawl');
+    if (v?.gateway && v.ready === 3) {
+      gateway = v.gateway;
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`the pool did not become Ready: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await sa?.stop();
+  if (existsSync(stateDir)) await down({ providersPath, stateDir }).catch(() => {});
+  await echo?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// Asynchronously: the gateway runs in this process and must keep serving while an example runs.
+async function runExample(cmd: string, file: string): Promise<{ rotating: string[]; sticky: string[] }> {
+  const r = await new Promise<{ code: number | null; stdout: string; stderr: string; error?: Error }>(
+    (resolve) => {
+      const child = spawn(cmd, [join(examples, file)], {
+        cwd: root,
+        env: { ...process.env, PROXY: gateway, TARGET: echo.url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 120_000,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c) => {
+        stdout += c;
+      });
+      child.stderr.on('data', (c) => {
+        stderr += c;
+      });
+      child.on('error', (error) => resolve({ code: null, stdout, stderr, error }));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    },
+  );
+  if (r.error) throw new Error(`${cmd} ${file} could not run: ${r.error.message}`);
+  if (r.code !== 0) throw new Error(`${cmd} ${file} exited ${r.code}:\n${r.stderr}${r.stdout}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1) as string);
+}
+
+function expectRotationAndSession(seen: { rotating: string[]; sticky: string[] }) {
+  expect(seen.rotating).toHaveLength(3);
+  expect(new Set(seen.rotating).size, `rotating: ${seen.rotating.join(', ')}`).toBe(3);
+  expect(seen.sticky).toHaveLength(3);
+  expect(new Set(seen.sticky).size, `sticky: ${seen.sticky.join(', ')}`).toBe(1);
+}
+
+/** A Debian Python module the examples need, or a failure naming the package to install. */
+function requirePython(module: string, pkg: string) {
+  const r = spawnSync(PYTHON, ['-c', `import ${module}`], { encoding: 'utf8' });
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `${PYTHON} cannot import ${module}: install Debian's ${pkg} (scripts/install-system-deps.sh)\n${r.stderr ?? r.error?.message}`,
+    );
+}
+
+describe('crawler guide examples against the gateway of a pool under up', () => {
+  it('undici (Node): rotation over the three members, one member per session', async () => {
+    expectRotationAndSession(await runExample(process.execPath, 'undici.mjs'));
+  }, 120_000);
+
+  it('Python requests: rotation over the three members, one member per session', async () => {
+    requirePython('requests', 'python3-requests');
+    expectRotationAndSession(await runExample(PYTHON, 'requests_example.py'));
+  }, 120_000);
+
+  it('Scrapy: rotation over the three members, one member per session', async () => {
+    requirePython('scrapy', 'python3-scrapy');
+    expectRotationAndSession(await runExample(PYTHON, 'scrapy_example.py'));
+  }, 120_000);
+});
