@@ -3,7 +3,8 @@ import type { ProxyKey } from '../store/proxy-store.js';
 
 /**
  * What of a Proxy a pass acts on, apart from its status: the object's identity, its spec (by
- * generation), its deletion, finalizers and annotations (the force-delete one).
+ * generation), its deletion, finalizers, annotations (the force-delete one) and labels (a label
+ * change is how a person asks for a pass now).
  */
 function signature(p: ProxyObject): string {
   const m = p.metadata;
@@ -13,12 +14,13 @@ function signature(p: ProxyObject): string {
     m.deletionTimestamp ?? '',
     m.finalizers ?? [],
     m.annotations ?? {},
+    m.labels ?? {},
   ]);
 }
 
 /**
  * Decides which store events queue a Proxy, as controller-runtime's GenerationChangedPredicate
- * does (plus deletion, finalizers and annotations). The operator's own status write comes back
+ * does (plus deletion, finalizers, annotations and labels). The operator's own status write comes back
  * as an event; queued, it would start the next pass at once and undo the backoff the pass just
  * scheduled (a Transient failure retried after 20 ms instead of 1 s, a QuotaExceeded one after
  * 130 ms instead of a minute). Spec changes and deletions still queue the key at once. Timed
