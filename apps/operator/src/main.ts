@@ -93,6 +93,8 @@ async function run(args: string[]): Promise<number> {
     rateLimiter: { tiers: { transient: flags.transientBackoff, quota: flags.quotaBackoff } },
     workers: flags.workers,
     createConcurrency: flags.createConcurrency,
+    createTimeoutMs: flags.createTimeoutMs,
+    callTimeoutMs: flags.callTimeoutMs,
     gcIntervalMs: flags.gcIntervalMs,
     gcGraceMs: flags.gcGraceMs,
     healthIntervalMs: flags.healthIntervalMs,

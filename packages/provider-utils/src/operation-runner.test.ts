@@ -100,6 +100,25 @@ describe('createOperationRunner', () => {
     expect(timeout.code).toBe(ErrorCode.Timeout);
   });
 
+  it('reports ABORTED whatever reason the caller aborts with, not TRANSIENT (contract 2.6)', async () => {
+    const runner = createOperationRunner({ name: 'b', isClosed: () => false });
+    const ac = new AbortController();
+    const pending = caught(runner.run('create', { signal: ac.signal }, () => new Promise(() => {})));
+    // The operator aborts with its own Error when it stops, not with an AbortError.
+    ac.abort(new Error('operator stopping'));
+    const err = await pending;
+    expect([err.kind, err.code]).toEqual([ErrorKind.Transient, ErrorCode.Aborted]);
+    const before = await caught(
+      runner.run('get', { signal: AbortSignal.abort(new Error('gone')) }, async () => 1),
+    );
+    expect(before.code).toBe(ErrorCode.Aborted);
+    // A reason already classified by the caller keeps its class.
+    const ac2 = new AbortController();
+    const kept = caught(runner.run('get', { signal: ac2.signal }, () => new Promise(() => {})));
+    ac2.abort(transientError('deadline', { code: 'DEADLINE' }));
+    expect((await kept).code).toBe('DEADLINE');
+  });
+
   it('classifies, wraps with the name and operation, and logs failures when asked', async () => {
     const lines: LogLine[] = [];
     const runner = createOperationRunner({

@@ -1,9 +1,10 @@
 import {
   type CallOptions,
   ErrorCode,
+  isAbortError,
   type LogFields,
   type Logger,
-  type ProviderError,
+  ProviderError,
   permanentError,
   wrapError,
 } from '@egress-proxies/contract';
@@ -81,6 +82,18 @@ export function instanceFields(name: () => unknown): LogFields {
   }
 }
 
+/**
+ * What an aborted call failed with: the signal's reason when it is an abort (or already
+ * classified), else an `AbortError` carrying its message. A caller may abort with any reason (the
+ * operator stopping aborts with its own words); it is still an abort, `ABORTED` by contract 2.6,
+ * not an unclassified failure that would read as `TRANSIENT`.
+ */
+function abortCause(signal: AbortSignal): unknown {
+  const reason = abortReason(signal);
+  if (isAbortError(reason) || ProviderError.isInstance(reason)) return reason;
+  return new DOMException(reason.message, 'AbortError');
+}
+
 /** The error every call after `close()` gets: Permanent `PROVIDER_CLOSED`. */
 export function providerClosedError(provider: string, operation: string): ProviderError {
   return wrapError(
@@ -116,7 +129,7 @@ export function createOperationRunner(options: OperationRunnerOptions): Operatio
       } catch (err) {
         // Once the signal aborted, the abort is what happened, whatever the transport (or a
         // step that noticed it) rejected with.
-        const cause = signal?.aborted ? abortReason(signal) : err;
+        const cause = signal?.aborted ? abortCause(signal) : err;
         const wrapped = wrapError(
           name,
           operation,

@@ -17,6 +17,11 @@ export interface ProviderEntry {
   type: string;
   config: unknown;
   module?: string;
+  /**
+   * The entry's `createTimeout` in ms, when it sets one: the deadline the operator puts on this
+   * provider's creates, over its `--create-timeout`.
+   */
+  createTimeoutMs?: number;
 }
 
 /** Shared by every provider `createAll` builds. */

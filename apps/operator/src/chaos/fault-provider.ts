@@ -1,5 +1,6 @@
 import {
   type CreateRequest,
+  isQuotaExceeded,
   permanentError,
   quotaExceededError,
   transientError,
@@ -17,6 +18,20 @@ export interface FaultRates {
   /** Create only: the create waits up to `slowMs` first. */
   slow: number;
   slowMs: number;
+  /**
+   * Create only: the backend never answers and the call never looks at its signal (a
+   * `timeouts: ctx-only` provider over a call that cannot be cancelled); only the operator's
+   * deadline ends it.
+   */
+  hang?: number;
+}
+
+/** One create call as the backend saw it: when, for which Proxy, in which controller's life, and how it ended. */
+export interface CreateCall {
+  name: string;
+  at: number;
+  epoch: number;
+  outcome: 'transient' | 'quota' | 'permanent' | 'async' | 'hang' | 'done' | 'error';
 }
 
 export interface FaultCounts {
@@ -25,6 +40,7 @@ export interface FaultCounts {
   permanent: number;
   asyncFailure: number;
   slow: number;
+  hang: number;
 }
 
 /**
@@ -34,7 +50,15 @@ export interface FaultCounts {
  */
 export function faultProvider(handle: ProviderHandle, rates: FaultRates, random: () => number) {
   const inner = handle.provider;
-  const counts: FaultCounts = { transient: 0, quota: 0, permanent: 0, asyncFailure: 0, slow: 0 };
+  const counts: FaultCounts = { transient: 0, quota: 0, permanent: 0, asyncFailure: 0, slow: 0, hang: 0 };
+  const calls: CreateCall[] = [];
+  /** The signal reasons of hung creates, by instance name (what ended them). */
+  const hangEnds = new Map<string, unknown[]>();
+  /** Instance names whose next create hangs whatever the draw says. */
+  const hangNext = new Set<string>();
+  /** Instance names whose next creates fail with these classes, in order. */
+  const scripted = new Map<string, Array<'transient' | 'quota'>>();
+  let epoch = 0;
   const failedInserts = new Map<string, Error>();
   let enabled = true;
   const draw = (op: string) => {
@@ -51,17 +75,46 @@ export function faultProvider(handle: ProviderHandle, rates: FaultRates, random:
   };
   const overrides: Partial<Record<string | symbol, unknown>> = {
     async create(req: CreateRequest, o?: { signal?: AbortSignal }) {
-      draw('create');
+      const call: CreateCall = { name: req.name, at: performance.now(), epoch, outcome: 'error' };
+      calls.push(call);
+      const hang = () => {
+        counts.hang++;
+        call.outcome = 'hang';
+        // Deaf: it records what ended it (the deadline, an edit, a stop) and never settles.
+        o?.signal?.addEventListener('abort', () => {
+          const ends = hangEnds.get(req.name) ?? [];
+          ends.push(o.signal?.reason);
+          hangEnds.set(req.name, ends);
+        });
+        return new Promise<never>(() => {});
+      };
+      if (hangNext.delete(req.name)) return hang();
+      const next = scripted.get(req.name)?.shift();
+      if (next) {
+        counts[next]++;
+        call.outcome = next;
+        throw next === 'quota'
+          ? quotaExceededError('chaos: scripted quota failure of create')
+          : transientError('chaos: scripted transient failure of create');
+      }
+      try {
+        draw('create');
+      } catch (err) {
+        call.outcome = isQuotaExceeded(err) ? 'quota' : 'transient';
+        throw err;
+      }
       const id = `hosts/${req.placement.zone}/domains/${req.name}`;
       failedInserts.delete(id);
       if (enabled) {
         const r = random();
         if (r < rates.permanent) {
           counts.permanent++;
+          call.outcome = 'permanent';
           throw permanentError('chaos: injected permanent failure of create');
         }
         if (r < rates.permanent + rates.asyncFailure) {
           counts.asyncFailure++;
+          call.outcome = 'async';
           failedInserts.set(
             id,
             quotaExceededError('chaos: the accepted insert failed: ZONE_RESOURCE_POOL_EXHAUSTED'),
@@ -71,9 +124,13 @@ export function faultProvider(handle: ProviderHandle, rates: FaultRates, random:
         if (r < rates.permanent + rates.asyncFailure + rates.slow) {
           counts.slow++;
           await sleep(Math.floor(random() * rates.slowMs), o?.signal);
+        } else if (r < rates.permanent + rates.asyncFailure + rates.slow + (rates.hang ?? 0)) {
+          return hang();
         }
       }
-      return inner.create(req, o);
+      const made = await inner.create(req, o);
+      call.outcome = 'done';
+      return made;
     },
     async get(id: string, o?: { signal?: AbortSignal }) {
       draw('get');
@@ -98,6 +155,19 @@ export function faultProvider(handle: ProviderHandle, rates: FaultRates, random:
   return {
     handle: { ...handle, provider } as ProviderHandle,
     counts,
+    /** Every create call, in order. */
+    calls,
+    /** What ended each hung create of an instance name (the abort reasons its signal carried). */
+    hangEnds,
+    /** Makes the next creates of `name` fail with `outcomes`, in order. */
+    scriptCreates: (name: string, outcomes: Array<'transient' | 'quota'>) =>
+      void scripted.set(name, [...outcomes]),
+    /** Makes the next create of `name` hang. */
+    hangNextCreate: (name: string) => void hangNext.add(name),
+    /** A new controller took over: gaps across a restart are not backoff gaps. */
+    nextEpoch: () => {
+      epoch++;
+    },
     /** Stops injecting (the end of the run: everything that can be Ready must become Ready). */
     calm: () => {
       enabled = false;

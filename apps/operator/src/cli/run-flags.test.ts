@@ -17,6 +17,8 @@ describe('parseRunFlags', () => {
       quotaBackoff: { baseMs: 60_000, maxMs: 1_800_000 },
       workers: 4,
       createConcurrency: 8,
+      createTimeoutMs: 30 * 60_000,
+      callTimeoutMs: 2 * 60_000,
       gcIntervalMs: 300_000,
       gcGraceMs: 600_000,
       healthIntervalMs: 60_000,
@@ -73,6 +75,12 @@ describe('parseRunFlags', () => {
     expect(() => parseRunFlags(['--renew-deadline', '20s'], {})).toThrow(
       '--retry-period (2000 ms) < --renew-deadline (20000 ms) < --lease-duration (15000 ms) must hold',
     );
+  });
+
+  it('reads the call deadlines, and names a bad one', () => {
+    const f = parseRunFlags(['--create-timeout', '1h30m', '--call-timeout', '45s'], {});
+    expect([f.createTimeoutMs, f.callTimeoutMs]).toEqual([5_400_000, 45_000]);
+    expect(() => parseRunFlags(['--create-timeout', 'forever'], {})).toThrow(/--create-timeout.*"forever"/);
   });
 
   it('reads the timing flags a test or a slow backend needs', () => {

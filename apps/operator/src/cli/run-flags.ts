@@ -41,6 +41,8 @@ export const RUN_USAGE = `usage: egress-proxies run [flags]
   --retry-period DURATION       how often the Lease is acquired or renewed (default 2s)
   --workers N                   concurrent reconciles (default 4)
   --create-concurrency N        creates of one provider running at once; others queue (default 8)
+  --create-timeout DURATION     deadline of a create, then aborted and retried (default 30m; per provider: createTimeout)
+  --call-timeout DURATION       deadline of every other provider call: get, delete, listByTag, check (default 2m)
   --gc-interval DURATION        orphan GC period (default 5m)
   --gc-grace DURATION           orphans younger than this are kept (default 10m)
   --health-interval DURATION    provider health check period (default 1m)
@@ -147,6 +149,8 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
     quotaBackoff: backoff('quota-backoff', '1m,30m'),
     workers,
     createConcurrency: r.integer('create-concurrency', 8, 1, 1024),
+    createTimeoutMs: r.duration('create-timeout', '30m'),
+    callTimeoutMs: r.duration('call-timeout', '2m'),
     gcIntervalMs,
     gcGraceMs,
     healthIntervalMs,

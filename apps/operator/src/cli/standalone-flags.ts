@@ -36,6 +36,8 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   --timeout DURATION            how long --once waits (default 2m)
   --workers N                   concurrent reconciles (default 4)
   --create-concurrency N        creates of one provider running at once; others queue (default 8)
+  --create-timeout DURATION     deadline of a create, then aborted and retried (default 30m; per provider: createTimeout)
+  --call-timeout DURATION       deadline of every other provider call: get, delete, listByTag, check (default 2m)
   --gc-interval DURATION        orphan GC period (default 5m)
   --gc-grace DURATION           orphans younger than this are kept (default 10m)
   --health-interval DURATION    provider health check period (default 1m)
@@ -99,6 +101,8 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     timeoutMs: r.duration('timeout', '2m'),
     workers: r.integer('workers', 4, 1, 65535),
     createConcurrency: r.integer('create-concurrency', 8, 1, 1024),
+    createTimeoutMs: r.duration('create-timeout', '30m'),
+    callTimeoutMs: r.duration('call-timeout', '2m'),
     gcIntervalMs: r.duration('gc-interval', '5m'),
     gcGraceMs: r.duration('gc-grace', '10m'),
     healthIntervalMs: r.duration('health-interval', '1m'),

@@ -7,6 +7,8 @@ import type { LogLevelName } from '../log/logger.js';
 export const TUNING_OPTIONS = {
   workers: { type: 'string' },
   'create-concurrency': { type: 'string' },
+  'create-timeout': { type: 'string' },
+  'call-timeout': { type: 'string' },
   'gc-interval': { type: 'string' },
   'gc-grace': { type: 'string' },
   'health-interval': { type: 'string' },
@@ -17,6 +19,10 @@ export interface TuningFlags {
   workers: number;
   /** Creates of one provider entry running at once (8 by default). */
   createConcurrency: number;
+  /** The deadline of a create (30m by default); a provider entry's `createTimeout` overrides it. */
+  createTimeoutMs: number;
+  /** The deadline of every other provider call: get, delete, listByTag, check (2m by default). */
+  callTimeoutMs: number;
   gcIntervalMs: number;
   gcGraceMs: number;
   healthIntervalMs: number;

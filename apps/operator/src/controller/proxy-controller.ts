@@ -20,6 +20,8 @@ import type {
 import { describeKubeError } from '../store/kube-errors.js';
 import { type ProxyKey, type ProxyStore, proxyKey } from '../store/proxy-store.js';
 import { operatorTracer } from '../tracing/tracer.js';
+import { type CallDeadlines, deadlineCall } from './call-deadline.js';
+import { ChangeFilter } from './change-filter.js';
 import { CredentialWatch } from './credential-watch.js';
 import { type OpLogger, silentOpLogger } from './op-logger.js';
 import { Periodic } from './periodic.js';
@@ -65,6 +67,16 @@ export interface ProxyControllerOptions {
   createConcurrency?: number | ((provider: string) => number);
   /** The least time between two status writes for the progress of one create; 10 s when absent. */
   createProgressIntervalMs?: number;
+  /**
+   * The deadlines of provider calls (`--create-timeout`, `--call-timeout`); 30 min for a create
+   * (a provider entry's `createTimeout` overrides it) and 2 min for any other call when absent.
+   */
+  deadlines?: CallDeadlines;
+  /**
+   * How long a running create may still finish once its Proxy's spec changed or the Proxy is
+   * being deleted, before it is aborted; 10 s when absent.
+   */
+  abortGraceMs?: number;
   /** Wraps the provider calls of a reconcile of `key` (standalone mode shows their progress). */
   wrapCall?: (key: ProxyKey, call: ProviderCall) => ProviderCall;
 }
@@ -121,6 +133,8 @@ export class ProxyController {
    * already gone (finish a create nobody will delete), so it is skipped.
    */
   readonly #finalized = new Map<ProxyKey, string>();
+  /** Lets through only the store events that change what a pass acts on (not our status writes). */
+  readonly #changes = new ChangeFilter();
 
   constructor(private readonly opts: ProxyControllerOptions) {
     // One listener per pass in flight (as many as workers).
@@ -151,7 +165,9 @@ export class ProxyController {
 
   /** Subscribes to the store (already started), queues every Proxy and starts the workers. */
   start(): void {
-    this.#unsubscribe = this.opts.store.onChange((key) => this.queue.add(key));
+    this.#unsubscribe = this.opts.store.onChange((key) => {
+      if (this.#changes.changed(key, this.opts.store.get(key))) this.queue.add(key);
+    });
     for (const p of this.opts.store.list()) this.queue.add(proxyKey(p));
     const n = this.opts.workers ?? 4;
     for (let i = 0; i < n; i++) this.#workers.push(this.#work());
@@ -163,7 +179,10 @@ export class ProxyController {
     this.#unsubscribe?.();
     this.queue.shutDown();
     await this.#credentialPoll.stop();
-    const t = setTimeout(() => this.#abort.abort(new Error('operator stopping')), graceMs);
+    const t = setTimeout(
+      () => this.#abort.abort(new DOMException('operator stopping', 'AbortError')),
+      graceMs,
+    );
     await Promise.all(this.#workers);
     clearTimeout(t);
     await this.creates.stop(graceMs);
@@ -196,6 +215,7 @@ export class ProxyController {
   /** One reconcile of `key`, its writes and its requeue decision. */
   async processKey(key: ProxyKey): Promise<ReconcileResult | undefined> {
     const proxy = this.#freshest(key);
+    this.#changes.seen(key, proxy);
     if (!proxy) {
       this.#finalized.delete(key);
       this.queue.forget(key);
@@ -272,10 +292,13 @@ export class ProxyController {
   #context(key: ProxyKey, signal: AbortSignal, log: OpLogger): ReconcileContext {
     const { opts } = this;
     const metrics = opts.metrics;
-    const call = instrumentedCall({
-      ...(metrics ? { metrics } : {}),
-      ...(opts.providerLogger ? { logger: opts.providerLogger } : {}),
-    });
+    const call = deadlineCall(
+      instrumentedCall({
+        ...(metrics ? { metrics } : {}),
+        ...(opts.providerLogger ? { logger: opts.providerLogger } : {}),
+      }),
+      opts.deadlines ?? {},
+    );
     const probe: ProbeFn = async (req, s) => {
       const r = await opts.probe(req, s);
       metrics?.probeLatency.observe({ result: r.ok ? 'ok' : 'failed' }, r.latencyMs / 1000);
@@ -300,6 +323,7 @@ export class ProxyController {
       createOps: this.creates.slot(key),
       credentialDigest: (h) => this.#credentials.digest(h, signal),
       ...(opts.latchRetryMs !== undefined ? { latchRetryMs: opts.latchRetryMs } : {}),
+      ...(opts.abortGraceMs !== undefined ? { abortGraceMs: opts.abortGraceMs } : {}),
     };
   }
 
@@ -328,7 +352,9 @@ export class ProxyController {
       this.queue.addRateLimited(key, r.tier);
       return;
     }
-    this.queue.forget(key);
+    // Only a pass that got somewhere resets the backoff: one that merely waits on a create keeps
+    // the failure count, so a create failing again backs off further (1 s, 2 s, 4 s, ...).
+    if (!(r.type === 'after' && r.keepBackoff)) this.queue.forget(key);
     if (r.type === 'after') this.queue.addAfter(key, r.ms);
   }
 }

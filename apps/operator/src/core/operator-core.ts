@@ -1,5 +1,6 @@
 import type { Logger } from '@egress-proxies/contract';
 import type { ProviderEntry } from '@egress-proxies/provider-utils';
+import { type CallDeadlines, deadlineCall } from '../controller/call-deadline.js';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import { Periodic } from '../controller/periodic.js';
 import { instrumentedCall } from '../controller/provider-call.js';
@@ -37,6 +38,12 @@ export interface CoreTuning {
   reconcileTimeoutMs?: number;
   /** How soon a latched Permanent failure is tried once more; 30 min when absent. */
   latchRetryMs?: number;
+  /** `--create-timeout`: the deadline of a create (a provider entry's `createTimeout` overrides it); 30 min when absent. */
+  createTimeoutMs?: number;
+  /** `--call-timeout`: the deadline of every other provider call; 2 min when absent. */
+  callTimeoutMs?: number;
+  /** How long a create may still finish once its Proxy changed or is being deleted; 10 s when absent. */
+  abortGraceMs?: number;
   configPollMs?: number;
   /** Where /metrics, /healthz and /readyz listen; no server when absent. */
   http?: { host: string; port: number };
@@ -112,8 +119,21 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
     proxiesByPhase: () => countByPhase(store.list()),
     queueDepth: () => controller?.queue.length ?? 0,
   });
-  const call = instrumentedCall({ metrics, ...(opts.providerLogger ? { logger: opts.providerLogger } : {}) });
-  const health = new HealthChecker({ store: healthStore, metrics, logger: log.child({ loop: 'health' }) });
+  const deadlines: CallDeadlines = {
+    ...(opts.createTimeoutMs !== undefined ? { createMs: opts.createTimeoutMs } : {}),
+    ...(opts.callTimeoutMs !== undefined ? { callMs: opts.callTimeoutMs } : {}),
+  };
+  const call = deadlineCall(
+    instrumentedCall({ metrics, ...(opts.providerLogger ? { logger: opts.providerLogger } : {}) }),
+    deadlines,
+  );
+  const health = new HealthChecker({
+    store: healthStore,
+    metrics,
+    logger: log.child({ loop: 'health' }),
+    // A check answers readiness: its own 30 s budget, or the call deadline when that is shorter.
+    ...(opts.callTimeoutMs !== undefined ? { timeoutMs: Math.min(30_000, opts.callTimeoutMs) } : {}),
+  });
   const gc = new OrphanGc({
     liveProxies: () => store.list(),
     installation,
@@ -195,6 +215,8 @@ export function createOperatorCore(opts: OperatorCoreOptions): OperatorCore {
         ...(opts.failedProbeRetryMs !== undefined ? { failedProbeRetryMs: opts.failedProbeRetryMs } : {}),
         ...(opts.reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
         ...(opts.latchRetryMs !== undefined ? { latchRetryMs: opts.latchRetryMs } : {}),
+        deadlines,
+        ...(opts.abortGraceMs !== undefined ? { abortGraceMs: opts.abortGraceMs } : {}),
         ...(opts.controller?.resyncMs !== undefined ? { resyncMs: opts.controller.resyncMs } : {}),
         ...(opts.controller?.wrapCall ? { wrapCall: opts.controller.wrapCall } : {}),
       });

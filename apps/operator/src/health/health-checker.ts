@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { raceAbort } from '@egress-proxies/provider-utils';
 import type { ProviderHealthStatus, ProviderHealthTarget } from '../api/provider-health.js';
 import type { OpLogger } from '../controller/op-logger.js';
 import { silentOpLogger } from '../controller/op-logger.js';
@@ -38,7 +39,8 @@ export class HealthChecker {
     // A check may run many probes at once under one signal (the local one counts free ports).
     setMaxListeners(256, s);
     try {
-      const results = await slot.checker.check({ signal: s });
+      // Raced: a check that never looks at its signal still ends at the budget.
+      const results = await raceAbort(slot.checker.check({ signal: s }), s);
       const at = rfc3339(now());
       const targets: ProviderHealthTarget[] = results.map((r) => ({
         target: r.target,

@@ -22,6 +22,13 @@ export interface CreateOperationView {
   readonly cancelled: boolean;
   /** The latest progress the provider reported while it runs (`image download 43% (...)`). */
   readonly progress?: string;
+  /**
+   * Started by a deletion to learn what an interrupted create made: it must run to its end (or
+   * its deadline), so a deletion never aborts it.
+   */
+  readonly settle?: boolean;
+  /** When `cancelAfter` aborts it unless it settles first, epoch ms. */
+  readonly abortAt?: number;
 }
 
 export interface CreateOperationsOptions {
@@ -41,6 +48,8 @@ interface Entry {
   view: CreateOperationView;
   abort: AbortController;
   done: Promise<void>;
+  /** The timer `cancelAfter` set. */
+  cancelTimer?: ReturnType<typeof setTimeout>;
 }
 
 /**
@@ -91,7 +100,7 @@ export class CreateOperations {
    */
   start(
     key: string,
-    meta: { provider: string; token: string; hash: string },
+    meta: { provider: string; token: string; hash: string; settle?: boolean },
     run: (signal: AbortSignal, progress: (text: string) => void) => Promise<string>,
   ): CreateOperationView {
     const existing = this.#entries.get(key);
@@ -144,6 +153,7 @@ export class CreateOperations {
           signal.throwIfAborted();
         }
       } catch (error) {
+        clearTimeout(entry.cancelTimer);
         update({ state: 'failed', error });
         this.opts.notify?.(key);
         return;
@@ -157,6 +167,7 @@ export class CreateOperations {
         update({ state: 'failed', error });
       } finally {
         clearTimeout(pending);
+        clearTimeout(entry.cancelTimer);
         limit.release();
       }
       this.opts.notify?.(key);
@@ -168,8 +179,27 @@ export class CreateOperations {
   cancel(key: string, reason: string): void {
     const e = this.#entries.get(key);
     if (!e || e.view.state === 'succeeded' || e.view.state === 'failed') return;
+    clearTimeout(e.cancelTimer);
     e.view = { ...e.view, cancelled: true };
-    e.abort.abort(new Error(reason));
+    // An AbortError, as the contract expects of a caller's abort (2.6): the provider answers
+    // ABORTED, and the reason says why.
+    e.abort.abort(new DOMException(reason, 'AbortError'));
+  }
+
+  /**
+   * Aborts the create of `key` once `graceMs` pass, unless it settles first: the Proxy it runs
+   * for changed or is going, and a create that hangs must not hold it forever. The first call
+   * sets the time; later ones keep it. Returns that time (epoch ms), or undefined when nothing
+   * runs.
+   */
+  cancelAfter(key: string, reason: string, graceMs: number): number | undefined {
+    const e = this.#entries.get(key);
+    if (!e || e.view.state === 'succeeded' || e.view.state === 'failed') return undefined;
+    if (e.view.abortAt !== undefined) return e.view.abortAt;
+    e.view = { ...e.view, abortAt: this.#now() + graceMs };
+    e.cancelTimer = setTimeout(() => this.cancel(key, reason), graceMs);
+    e.cancelTimer.unref?.();
+    return e.view.abortAt;
   }
 
   /**
@@ -196,6 +226,7 @@ export class CreateOperations {
       take: () => this.take(key),
       start: (meta, run) => this.start(key, meta, run),
       cancel: (reason) => this.cancel(key, reason),
+      cancelAfter: (reason, graceMs) => this.cancelAfter(key, reason, graceMs),
       mark: (startedTime) => this.mark(key, startedTime),
       untouched: () => this.untouched(key),
       forget: () => this.forget(key),
@@ -221,7 +252,8 @@ export class CreateOperations {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([all(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
-    this.#stopped.abort(new Error('operator stopping'));
+    for (const e of this.#entries.values()) clearTimeout(e.cancelTimer);
+    this.#stopped.abort(new DOMException('operator stopping', 'AbortError'));
     await all();
   }
 }
@@ -231,10 +263,12 @@ export interface CreateOperationSlot {
   peek(): CreateOperationView | undefined;
   take(): CreateOperationView | undefined;
   start(
-    meta: { provider: string; token: string; hash: string },
+    meta: { provider: string; token: string; hash: string; settle?: boolean },
     run: (signal: AbortSignal, progress: (text: string) => void) => Promise<string>,
   ): CreateOperationView;
   cancel(reason: string): void;
+  /** See `CreateOperations.cancelAfter`. */
+  cancelAfter(reason: string, graceMs: number): number | undefined;
   /** See `CreateOperations.mark`. */
   mark(startedTime: string): void;
   untouched(): string | undefined;

@@ -89,6 +89,9 @@ export class ProviderSet {
         const fingerprint = entryFingerprint(entry);
         const old = this.#slots.get(entry.name);
         if (old && old.fingerprint === fingerprint) {
+          // The create deadline is outside the fingerprint: a new one applies to the live handle.
+          if (entry.createTimeoutMs !== undefined) old.createTimeoutMs = entry.createTimeoutMs;
+          else delete old.createTimeoutMs;
           next.set(entry.name, old);
           continue;
         }
@@ -99,6 +102,7 @@ export class ProviderSet {
           provider: b.provider,
           fingerprint,
           credentialFiles: credentialFiles(entry),
+          ...(entry.createTimeoutMs !== undefined ? { createTimeoutMs: entry.createTimeoutMs } : {}),
           ...(b.checker ? { checker: b.checker } : {}),
         };
         built.push(slot);

@@ -86,16 +86,30 @@ export abstract class LifecyclePass extends PassBase {
     let op = settled ?? ops.peek();
     if (op && (op.token !== token || op.provider !== handle.name)) {
       if (!settled) {
-        // Cut short, the earlier create could leave part of an instance where the new spec no
-        // longer looks: it finishes, and its instance is recorded and then replaced.
-        this.status.message = `waiting for the create of ${name} started for an earlier spec to finish before replacing it`;
-        this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
-        throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'ok');
+        // The earlier create may finish within a short grace (then its instance is recorded and
+        // replaced); one that hangs is aborted then, so the new spec is not held up for as long
+        // as the create's deadline. What it made under the same name is continued by the next
+        // create (contract 2.1) or replaced.
+        const at = ops.cancelAfter(
+          `the spec of the Proxy changed while ${name} was being created`,
+          this.cfg.abortGraceMs,
+        );
+        this.status.message = `the spec changed while ${name} was being created: the create for the earlier spec is aborted at ${rfc3339(new Date(at ?? this.now.getTime()))} unless it finishes first`;
+        this.condition(ConditionType.Provisioned, 'False', 'SpecChanged', this.status.message);
+        // The operation reconciles the key again when it settles.
+        throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs, keepBackoff: true }, 'ok');
       }
       if (op.state === 'succeeded' && op.id) {
         // An instance of the earlier spec exists: recorded with its own hash, so the next pass replaces it.
         this.recordCreated(op.id, op.provider, op.hash);
         throw new Stop({ type: 'after', ms: 0 }, 'ok');
+      }
+      if (op.cancelled) {
+        this.event(
+          'Warning',
+          'CreateAborted',
+          `the create of ${name} for the earlier spec was aborted after ${formatWindow(this.cfg.abortGraceMs)} (the spec changed); creating it for the new spec`,
+        );
       }
       op = undefined;
     }
@@ -107,7 +121,7 @@ export abstract class LifecyclePass extends PassBase {
         ops.mark(startedTime);
         this.status.message = `starting the create of ${name} through provider ${handle.name}`;
         this.condition(ConditionType.Provisioned, 'False', 'Creating', this.status.message);
-        throw new Stop({ type: 'after', ms: 0 }, 'ok');
+        throw new Stop({ type: 'after', ms: 0, keepBackoff: true }, 'ok');
       }
       op = this.startCreate(ops, await this.createRequest(spec), handle, token, hash);
     }
@@ -129,7 +143,7 @@ export abstract class LifecyclePass extends PassBase {
     }
     // The operation reconciles the key again when it starts running, when it reports progress
     // and when it settles.
-    throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs }, 'ok');
+    throw new Stop({ type: 'after', ms: this.cfg.blockedRetryMs, keepBackoff: true }, 'ok');
   }
 
   /** Starts the tracked create of `req`; the provider's progress lines reach the operation. */
@@ -139,12 +153,16 @@ export abstract class LifecyclePass extends PassBase {
     handle: ProviderHandle,
     token: string,
     hash: string,
+    settle = false,
   ): CreateOperationView {
-    return ops.start({ provider: handle.name, token, hash }, (signal, progress) => {
-      const fn = (o: CallOptions) =>
-        handle.provider.create(req, { ...o, logger: progressLogger(o.logger, progress) });
-      return this.ctx.call ? this.ctx.call(handle, 'create', fn, signal) : fn({ signal });
-    });
+    return ops.start(
+      { provider: handle.name, token, hash, ...(settle ? { settle } : {}) },
+      (signal, progress) => {
+        const fn = (o: CallOptions) =>
+          handle.provider.create(req, { ...o, logger: progressLogger(o.logger, progress) });
+        return this.ctx.call ? this.ctx.call(handle, 'create', fn, signal) : fn({ signal });
+      },
+    );
   }
 
   /**

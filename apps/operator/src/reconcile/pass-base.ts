@@ -17,6 +17,7 @@ export const DEFAULTS = {
   resyncMs: 300_000,
   blockedRetryMs: 60_000,
   latchRetryMs: 30 * 60_000,
+  abortGraceMs: 10_000,
 };
 
 /** JSON with object keys sorted: the API server returns status keys in its own order. */
@@ -72,6 +73,7 @@ export abstract class PassBase {
       resyncMs: ctx.resyncMs ?? DEFAULTS.resyncMs,
       blockedRetryMs: ctx.blockedRetryMs ?? DEFAULTS.blockedRetryMs,
       latchRetryMs: ctx.latchRetryMs ?? DEFAULTS.latchRetryMs,
+      abortGraceMs: ctx.abortGraceMs ?? DEFAULTS.abortGraceMs,
     };
   }
 

@@ -7,7 +7,7 @@ import type { CreateOperationView } from '../operations/create-operations.js';
 import { ConditionType, getCondition } from './conditions.js';
 import { instanceSpecHash } from './instance-hash.js';
 import { LifecyclePass } from './instance-lifecycle.js';
-import { isCreateOutcome, Stop } from './pass-base.js';
+import { isCreateOutcome, rfc3339, Stop } from './pass-base.js';
 import type { Outcome, ProviderHandle, ReconcileContext, ReconcileResult, Requeue } from './types.js';
 
 /**
@@ -332,9 +332,18 @@ class Pass extends LifecyclePass {
         this.status.message = 'stopping the queued create before deleting';
         return { requeue: { type: 'after', ms: this.cfg.pollIntervalMs }, outcome: 'blocked' };
       }
-      // Cut short, a running create could leave part of an instance behind: it finishes (it
-      // reconciles the key when it settles) and what it made is deleted.
-      this.status.message = 'waiting for the create in flight to finish, then deleting what it made';
+      if (op.settle) {
+        // Run by this deletion to learn what an interrupted create made: it ends by itself (or at
+        // its deadline) and reconciles the key when it settles.
+        this.status.message = 'finishing the interrupted create to learn what it made, then deleting that';
+        return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
+      }
+      // A create that hangs must not hold the deletion for as long as its deadline: after a short
+      // grace it is aborted. Cut short, it could leave part of an instance behind, so the next
+      // passes run it once more (it continues where it stopped, contract 2.1) to learn the ID,
+      // and delete that.
+      const at = ops.cancelAfter('the Proxy is being deleted', this.cfg.abortGraceMs);
+      this.status.message = `waiting for the create in flight to finish (aborted at ${rfc3339(new Date(at ?? this.now.getTime()))} unless it finishes first), then deleting what it made`;
       return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
     }
     const made = ops?.take();
@@ -415,8 +424,14 @@ class Pass extends LifecyclePass {
       return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
     }
     if (ran) {
-      const e = ProviderError.isInstance(made.error) ? made.error.message : String(made.error);
-      this.status.message = `finishing the interrupted create before deleting failed: ${e}; retrying`;
+      const e = ProviderError.isInstance(made.error)
+        ? made.error.message
+        : made.error instanceof Error
+          ? made.error.message
+          : String(made.error);
+      this.status.message = made.cancelled
+        ? `the create in flight was aborted (${e}); running it once more to learn what it made, then deleting that`
+        : `finishing the interrupted create before deleting failed: ${e}; retrying`;
       return { requeue: { type: 'backoff', tier: 'transient' }, outcome: 'transient' };
     }
     let spec: ProxySpec;
@@ -429,7 +444,7 @@ class Pass extends LifecyclePass {
     }
     const req = await this.createRequest(spec, { cloudInitOptional: true });
     const token = `${this.proxy.metadata.uid ?? ''}:${pending.instanceSpecHash}`;
-    this.startCreate(ops, req, handle, token, pending.instanceSpecHash);
+    this.startCreate(ops, req, handle, token, pending.instanceSpecHash, true);
     this.status.message = `finishing the interrupted create of ${req.name} through provider ${handle.name}, then deleting what it made`;
     return { requeue: { type: 'after', ms: this.cfg.blockedRetryMs }, outcome: 'blocked' };
   }

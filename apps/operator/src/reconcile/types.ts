@@ -16,12 +16,22 @@ export interface ProviderHandle {
   fingerprint: string;
   /** The files the entry reads credentials from; a change releases a latched failure too. */
   credentialFiles?: readonly string[];
+  /**
+   * The entry's `createTimeout` in ms: the deadline of its creates, over `--create-timeout`.
+   * Kept outside the fingerprint (a new deadline neither rebuilds the provider nor releases a
+   * latch), so a reload updates it on the live handle.
+   */
+  createTimeoutMs?: number;
 }
 
 /** What one reconcile asks the controller to do next with the key. */
 export type Requeue =
   | { type: 'none' }
-  | { type: 'after'; ms: number }
+  /**
+   * `keepBackoff`: the pass only waits on a create (started, queued or running), which is no
+   * success, so the key's failure count stays and the next failure backs off further.
+   */
+  | { type: 'after'; ms: number; keepBackoff?: boolean }
   | { type: 'backoff'; tier: BackoffTier };
 
 export type EventType = 'Normal' | 'Warning';
@@ -117,6 +127,11 @@ export interface ReconcileContext {
   credentialDigest?(handle: ProviderHandle): Promise<string>;
   /** How soon a latched Permanent failure is tried once more (a host-side fix); 30 min when absent. */
   latchRetryMs?: number;
+  /**
+   * How long a running create may still finish once its Proxy's spec changed or the Proxy is
+   * being deleted, before it is aborted; 10 s when absent.
+   */
+  abortGraceMs?: number;
   /** How long a Stopped instance may come back by itself; 5 min when absent. */
   stoppedGraceMs?: number;
   /**

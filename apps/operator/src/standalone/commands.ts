@@ -215,6 +215,8 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
       stateDir,
       workers: flags.workers,
       createConcurrency: flags.createConcurrency,
+      createTimeoutMs: flags.createTimeoutMs,
+      callTimeoutMs: flags.callTimeoutMs,
       gcIntervalMs: flags.gcIntervalMs,
       gcGraceMs: flags.gcGraceMs,
       healthIntervalMs: flags.healthIntervalMs,

@@ -80,9 +80,22 @@ describe('entries', () => {
       [{ name: 'x', type: 'cloud', labels: {} }],
       'providers[0].labels',
       'unknown key "labels"',
-      'known: name, type, module, cloud',
+      'known: name, type, module, createTimeout, cloud',
     );
     expectIssue({ providers: [], version: 2 }, 'version', 'unknown key "version"');
+  });
+
+  it('createTimeout: a duration kept in ms on the entry; anything else names the bad value', () => {
+    expect(load([{ name: 'x', type: 'cloud', createTimeout: '1h30m' }])[0]?.createTimeoutMs).toBe(5_400_000);
+    expect(load([{ name: 'x', type: 'cloud' }])[0]).not.toHaveProperty('createTimeoutMs');
+    for (const bad of ['30 minutes', '0s', 90, '']) {
+      expectIssue(
+        [{ name: 'x', type: 'cloud', createTimeout: bad }],
+        'providers[0].createTimeout',
+        'expected a positive duration such as 30m',
+        JSON.stringify(bad),
+      );
+    }
   });
 
   it('an unknown type does not also complain about its block', () => {

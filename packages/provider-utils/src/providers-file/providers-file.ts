@@ -13,7 +13,20 @@ import type { ProviderEntry } from '../registry.js';
 export const PROVIDER_NAME_RE = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 
 const ROOT = 'providers';
-const ENTRY_KEYS = ['name', 'type', 'module'] as const;
+const ENTRY_KEYS = ['name', 'type', 'module', 'createTimeout'] as const;
+
+/** A duration as the operator's flags take it: `30m`, `1h30m`, `90s`, `500ms`. */
+const DURATION_RE = /^(?:[0-9]+(?:ms|s|m|h))+$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Milliseconds of a positive duration string; undefined when `text` is not one. */
+function durationMs(text: unknown): number | undefined {
+  if (typeof text !== 'string' || !DURATION_RE.test(text)) return undefined;
+  let total = 0;
+  for (const m of text.matchAll(/([0-9]+)(ms|s|m|h)/g))
+    total += Number(m[1]) * (UNIT_MS[m[2] as string] ?? 0);
+  return total > 0 ? total : undefined;
+}
 
 /**
  * Validates one entry's block with a schema (a factory's `configSchema`), issues at
@@ -72,6 +85,20 @@ function validateEntry(
     } else moduleName = module;
   }
 
+  // The operator's deadline for this provider's creates (a VM whose image download is slow
+  // needs more than the default); a mistyped value must not silently become the default.
+  let createTimeoutMs: number | undefined;
+  if (entry.createTimeout !== undefined) {
+    createTimeoutMs = durationMs(entry.createTimeout);
+    if (createTimeoutMs === undefined) {
+      fail(
+        at('createTimeout'),
+        `expected a positive duration such as 30m, 1h30m or 90s, got ${typeName(entry.createTimeout)} ${formatValue(entry.createTimeout)}`,
+      );
+    }
+  }
+  const timeout = createTimeoutMs !== undefined ? { createTimeoutMs } : {};
+
   const type = entry.type;
   let knownType: string | undefined;
   if (type === undefined) fail(at('type'), `required (one of ${known.join(', ')})`);
@@ -114,17 +141,19 @@ function validateEntry(
   const block = present ? (entry[knownType] ?? {}) : {};
   // A module's schema is known only once it is imported: its block is checked then.
   if (moduleName !== undefined) {
-    return ok ? { name: name as string, type: knownType, config: block, module: moduleName } : undefined;
+    return ok
+      ? { name: name as string, type: knownType, config: block, module: moduleName, ...timeout }
+      : undefined;
   }
   const schema = types.factory(knownType)?.configSchema;
-  if (!schema) return ok ? { name: name as string, type: knownType, config: block } : undefined;
+  if (!schema) return ok ? { name: name as string, type: knownType, config: block, ...timeout } : undefined;
   const r = validateWith(schema, block, [ROOT, index, knownType]);
   if (!r.ok) {
     if (present) for (const i of r.issues) fail(i.path, i.message);
     else fail(at(knownType), `required (a ${knownType} entry carries a ${knownType}: block)`);
     return undefined;
   }
-  return ok ? { name: name as string, type: knownType, config: r.value } : undefined;
+  return ok ? { name: name as string, type: knownType, config: r.value, ...timeout } : undefined;
 }
 
 function parseText(text: string, source: string): unknown {
