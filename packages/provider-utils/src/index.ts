@@ -28,6 +28,7 @@ export {
 export { formatPath, formatValue, typeName } from './config/format-value.js';
 export { type ConfigIssue, ProvidersConfigError } from './config/providers-config-error.js';
 export { issuePath, validateWith } from './config/validate-with.js';
+export * from './egress/index.js';
 export {
   createLogger,
   type LogLine,
