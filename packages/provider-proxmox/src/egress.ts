@@ -12,6 +12,8 @@ import type { Ctx } from './context.js';
 import { isNotExist } from './errors.js';
 import { type MarkEgress, parseDescription } from './marks.js';
 
+const CONCURRENCY = 8;
+
 /** The compiled plans of a validated config, by name. */
 export function compilePlans(cfg: ProxmoxConfig): ReadonlyMap<string, EgressPlan> {
   return new Map(Object.entries(cfg.egressPlans).map(([name, p]) => [name, compileEgressPlan(name, p)]));
@@ -59,8 +61,11 @@ async function heldInCluster(
   );
   const addresses = new Map<string, string>();
   const macs = new Set<string>();
-  await Promise.all(
-    vms.map(async (r) => {
+  // At most CONCURRENCY config reads in flight, as listByTag does: a big cluster is read in turns.
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < vms.length; i = next++) {
+      const r = vms[i]!;
       let description: unknown;
       let name: unknown;
       try {
@@ -68,17 +73,18 @@ async function heldInCluster(
         description = cfg.description;
         name = cfg.name;
       } catch (err) {
-        if (isNotExist(err)) return;
+        if (isNotExist(err)) continue;
         throw err;
       }
       const mark = parseDescription(typeof description === 'string' ? description : undefined);
-      if (!mark.managed) return;
+      if (!mark.managed) continue;
       const holder = typeof name === 'string' ? name : `VM ${r.vmid}`;
       if (mark.egress?.ipv4) addresses.set(mark.egress.ipv4, holder);
       if (mark.egress?.ipv6) addresses.set(mark.egress.ipv6, holder);
       if (mark.mac) macs.add(mark.mac);
-    }),
-  );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, vms.length) }, worker));
   return { addresses, macs };
 }
 
