@@ -106,3 +106,41 @@ describe('the one config-error format', () => {
     expect(e.message).not.toContain('s3cr3t');
   });
 });
+
+describe('egress plan config', () => {
+  const plan = { ipv4: { ranges: ['203.0.113.8/29'], gateway: '203.0.113.9' } };
+
+  it('accepts a plan for every node and one overriding it for a node', () => {
+    const c = parseProxmoxConfig({
+      ...base,
+      nodes: ['pve1', 'pve2'],
+      egressPlans: { lab: plan, edge: plan },
+      egressPlan: 'lab',
+      nodeEgressPlans: { pve2: 'edge' },
+    });
+    expect([c.egressPlan, c.nodeEgressPlans]).toEqual(['lab', { pve2: 'edge' }]);
+  });
+
+  it('an unknown plan name is INVALID_CONFIG naming it, the configured plans and the near one', () => {
+    const err = bad({ egressPlans: { lab: plan }, egressPlan: 'lba' });
+    expect([isPermanent(err), err.code]).toEqual([true, 'INVALID_CONFIG']);
+    expect(err.message).toContain('proxmox.egressPlan');
+    expect(err.message).toContain('"lba" is not in egressPlans (configured: lab); did you mean "lab"?');
+  });
+
+  it('a node key that is not a configured node is INVALID_CONFIG naming the nodes', () => {
+    const err = bad({ egressPlans: { lab: plan }, nodeEgressPlans: { pve9: 'lab' } });
+    expect(err.code).toBe('INVALID_CONFIG');
+    expect(err.message).toContain('"pve9" is not one of nodes (pve1)');
+  });
+
+  it('a bad plan is INVALID_CONFIG at its path, naming the bad value', () => {
+    const err = bad({
+      egressPlans: { lab: { ipv4: { ranges: ['203.0.113.300/29'], gateway: '203.0.113.9' } } },
+      egressPlan: 'lab',
+    });
+    expect(err.code).toBe('INVALID_CONFIG');
+    expect(err.message).toContain('proxmox.egressPlans.lab.ipv4.ranges[0]');
+    expect(err.message).toContain('203.0.113.300/29');
+  });
+});

@@ -1,7 +1,9 @@
 import type { Logger } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
+import type { EgressPlan } from '@egress-proxies/provider-utils';
 import type { Backend } from './backend.js';
 import type { ProxmoxConfig } from './config.js';
+import type { Pending } from './egress.js';
 import type { KeyedLimiter } from './limiter.js';
 import type { SeedInput } from './seed.js';
 
@@ -33,6 +35,12 @@ export interface Ctx {
   signal: AbortSignal;
   budgets: Budgets;
   names: KeyedLock<string>;
+  /** The compiled egress plans, by name. */
+  plans: ReadonlyMap<string, EgressPlan>;
+  /** One allocation at a time per plan in this process. */
+  planLock: KeyedLock<string>;
+  /** This process's picks whose clone has not written its mark yet. */
+  pending: Pending;
   clones: KeyedLimiter;
   buildSeed: (i: SeedInput) => Uint8Array | Promise<Uint8Array>;
   now: () => number;

@@ -1,6 +1,7 @@
 import { type CreateRequest, ErrorCode, permanentError, transientError } from '@egress-proxies/contract';
 import type { ClusterResource, VmConfig } from './backend.js';
 import type { Ctx } from './context.js';
+import { nicFromMark, type PlannedNic, planFor, withAllocation } from './egress.js';
 import { isAlreadyExists, isAlreadyRunning, isNotExist } from './errors.js';
 import { formatProviderId } from './id.js';
 import { formatDescription, PROXMOX_TAG, parseDescription } from './marks.js';
@@ -8,7 +9,7 @@ import { type ResolvedPlacement, resolvePlacement } from './placement.js';
 import { seedFileName } from './seed.js';
 import { waitRunning, waitTask, waitUnlocked } from './task.js';
 import { readUnlisted } from './unlisted.js';
-import { bootDisk, diskSizeGiB, hasCloudInitDrive, rewriteNet0 } from './vm-config.js';
+import { bootDisk, diskSizeGiB, hasCloudInitDrive, pinMac, rewriteNet0 } from './vm-config.js';
 import { VMID_PROBES, vmidFor } from './vmid.js';
 
 interface Found {
@@ -33,10 +34,28 @@ export async function create(ctx: Ctx, req: CreateRequest): Promise<string> {
 async function createLocked(ctx: Ctx, req: CreateRequest, p: ResolvedPlacement): Promise<string> {
   const resources = await ctx.api.clusterResources(ctx.signal);
   const adopted = await adoptByName(ctx, req, resources);
-  if (adopted) return ensureRunning(ctx, req, p, adopted, true);
+  if (adopted) return ensureRunning(ctx, req, p, adopted, true, markedNic(ctx, adopted));
   const tmpl = await checkTemplate(ctx, p, resources);
-  const found = await allocate(ctx, req, p, resources, tmpl.node);
-  return ensureRunning(ctx, req, p, found.vm, found.adopted, tmpl.cfg);
+  // The allocation is written into the mark by the clone call itself (see withAllocation).
+  const { found, nic } = await withAllocation(ctx, p.node, req.name, async (nic) => ({
+    found: await allocate(ctx, req, p, resources, tmpl.node, nic),
+    nic,
+  }));
+  return ensureRunning(
+    ctx,
+    req,
+    p,
+    found.vm,
+    found.adopted,
+    found.adopted ? markedNic(ctx, found.vm) : nic,
+    tmpl.cfg,
+  );
+}
+
+/** An adopted VM keeps what its mark recorded: a retried create delivers the same address. */
+function markedNic(ctx: Ctx, vm: Found): PlannedNic | undefined {
+  const mark = parseDescription(typeof vm.cfg.description === 'string' ? vm.cfg.description : undefined);
+  return nicFromMark(ctx, vm.node, mark.egress, mark.mac);
 }
 
 /** Two VMs with our name are Permanent; one goes through the ownership check. */
@@ -149,6 +168,12 @@ function checkTemplateConfig(ctx: Ctx, where: string, p: ResolvedPlacement, t: T
       code: 'TEMPLATE_INVALID',
     });
   }
+  const plan = planFor(ctx, p.node);
+  if (plan && typeof cfg.net0 !== 'string') {
+    throw permanentError(`${where} has no net0 to carry the addresses of egress plan ${plan.name}`, {
+      code: 'TEMPLATE_INVALID',
+    });
+  }
   if (p.machineType.diskGiB !== undefined) {
     const disk = bootDisk(cfg);
     if (!disk || diskSizeGiB(cfg[disk]) === undefined) {
@@ -170,6 +195,7 @@ async function allocate(
   p: ResolvedPlacement,
   resources: ClusterResource[],
   templateNode: string,
+  nic: PlannedNic | undefined,
 ): Promise<{ vm: Found; adopted: boolean }> {
   const byId = new Map(resources.map((r) => [r.vmid, r]));
   for (let attempt = 0; attempt < VMID_PROBES; attempt++) {
@@ -183,7 +209,7 @@ async function allocate(
       continue;
     }
     try {
-      await clone(ctx, req, p, templateNode, vmid);
+      await clone(ctx, req, p, templateNode, vmid, nic);
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
       // Taken since our one resources read: on this node (sync 500) or elsewhere (task error).
@@ -224,11 +250,14 @@ async function clone(
   p: ResolvedPlacement,
   templateNode: string,
   vmid: number,
+  nic: PlannedNic | undefined,
 ): Promise<void> {
   const description = formatDescription({
     uid: req.uid,
     createdAt: new Date(ctx.now()),
     installation: req.installation,
+    egress: nic?.egress,
+    mac: nic?.mac,
   });
   // Bounded per node running the clone task: parallel clones there serialise on the storage lock.
   await ctx.clones.run(
@@ -256,6 +285,7 @@ async function ensureRunning(
   p: ResolvedPlacement,
   vm: Found,
   adopted: boolean,
+  nic: PlannedNic | undefined,
   templateCfg?: VmConfig,
 ): Promise<string> {
   const id = formatProviderId(vm.vmid, req.name);
@@ -279,6 +309,7 @@ async function ensureRunning(
     uid: req.uid,
     cloudInit: req.cloudInit,
     installGuestAgent: ctx.cfg.installGuestAgent,
+    networkConfig: nic?.networkConfig,
   });
   await waitTask(ctx, await ctx.api.uploadIso(ctx.signal, vm.node, storage, file, iso));
 
@@ -295,8 +326,11 @@ async function ensureRunning(
       : typeof templateCfg?.net0 === 'string'
         ? templateCfg.net0
         : undefined;
-  if (net0 && (ctx.cfg.bridge || ctx.cfg.vlanTag !== undefined))
-    params.net0 = rewriteNet0(net0, ctx.cfg.bridge, ctx.cfg.vlanTag);
+  if (net0 && (ctx.cfg.bridge || ctx.cfg.vlanTag !== undefined || nic)) {
+    const onBridge = rewriteNet0(net0, ctx.cfg.bridge, ctx.cfg.vlanTag);
+    // The seed's network config matches the NIC by this MAC.
+    params.net0 = nic ? pinMac(onBridge, nic.mac) : onBridge;
+  }
   ctx.log.log(2, 'proxmox vm config', {
     vmid: vm.vmid,
     node: vm.node,

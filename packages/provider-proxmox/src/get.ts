@@ -29,6 +29,7 @@ export async function get(ctx: Ctx, id: string): Promise<Instance> {
   const base: Instance = { id, uid: mark.uid, state: InstanceState.Stopped };
   if (mark.createdAt) base.createdAt = mark.createdAt;
   if (mark.installation) base.installation = mark.installation;
+  if (mark.egress) base.egress = { ...mark.egress };
   if (cfg.lock === 'suspended') return done(ctx, base, vmid, e.node);
 
   const st = await ctx.api.vmStatus(ctx.signal, e.node, vmid);

@@ -57,6 +57,7 @@ export async function listByTag(ctx: Ctx): Promise<Instance[]> {
         };
         if (mark.createdAt) inst.createdAt = mark.createdAt;
         if (mark.installation) inst.installation = mark.installation;
+        if (mark.egress) inst.egress = { ...mark.egress };
         out[i] = inst;
       } catch (err) {
         ctx.signal.throwIfAborted();

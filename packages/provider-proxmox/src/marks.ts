@@ -14,23 +14,50 @@ export const PROXMOX_DESCRIPTION_KEYS = {
   uid: UID_LABEL,
   createdAt: CREATED_AT_LABEL,
   installation: INSTALLATION_LABEL,
+  egressIPv4: 'proxy-operator-egress-ipv4',
+  egressIPv6: 'proxy-operator-egress-ipv6',
+  mac: 'proxy-operator-mac',
 } as const;
+
+/** The egress addresses a planned VM holds, as its mark records them. */
+export interface MarkEgress {
+  ipv4?: string;
+  ipv6?: string;
+}
 
 export interface Mark {
   managed: boolean;
   uid: string;
   createdAt?: Date;
   installation?: string;
+  /** The addresses allocated from an egress plan; the mark is their only record. */
+  egress?: MarkEgress;
+  /** The NIC's MAC, pinned when the VM has planned addresses (the seed's network config matches on it). */
+  mac?: string;
 }
 
-/** The description written at clone time: `key=value` lines the Go operator also reads. */
-export function formatDescription(m: { uid: string; createdAt: Date; installation?: string }): string {
+/**
+ * The description written at clone time: `key=value` lines the Go operator also reads (it
+ * ignores the egress lines). The egress lines are written in the same clone call that creates
+ * the VM, so an allocation exists on the backend exactly when its VM does.
+ */
+export function formatDescription(m: {
+  uid: string;
+  createdAt: Date;
+  installation?: string | undefined;
+  egress?: MarkEgress | undefined;
+  mac?: string | undefined;
+}): string {
   const lines = [
     `${MANAGED_LABEL}=${MANAGED_VALUE}`,
     `${UID_LABEL}=${m.uid}`,
     `${CREATED_AT_LABEL}=${m.createdAt.toISOString()}`,
   ];
   if (m.installation) lines.push(`${INSTALLATION_LABEL}=${m.installation}`);
+  const k = PROXMOX_DESCRIPTION_KEYS;
+  if (m.egress?.ipv4) lines.push(`${k.egressIPv4}=${m.egress.ipv4}`);
+  if (m.egress?.ipv6) lines.push(`${k.egressIPv6}=${m.egress.ipv6}`);
+  if (m.mac) lines.push(`${k.mac}=${m.mac}`);
   return lines.join('\n');
 }
 
@@ -49,6 +76,11 @@ export function parseDescription(description: string | undefined): Mark {
   if (d && !Number.isNaN(d.getTime())) mark.createdAt = d;
   const inst = kv.get(INSTALLATION_LABEL);
   if (inst) mark.installation = inst;
+  const ipv4 = kv.get(PROXMOX_DESCRIPTION_KEYS.egressIPv4);
+  const ipv6 = kv.get(PROXMOX_DESCRIPTION_KEYS.egressIPv6);
+  if (ipv4 || ipv6) mark.egress = { ...(ipv4 ? { ipv4 } : {}), ...(ipv6 ? { ipv6 } : {}) };
+  const mac = kv.get(PROXMOX_DESCRIPTION_KEYS.mac);
+  if (mac) mark.mac = mac.toLowerCase();
   return mark;
 }
 

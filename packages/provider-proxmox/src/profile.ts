@@ -22,6 +22,7 @@ export const proxmoxProfile: ProviderProfile = {
   logging: 'tiered',
   childSpans: 'transport-wrapper',
   backendTest: 'wire-level-fake',
+  egress: 'shared',
   states: [InstanceState.Provisioning, InstanceState.Running, InstanceState.Stopped],
   notes: {
     readiness: 'boot plus the guest agent install at first boot; the address comes from the agent',
@@ -44,5 +45,23 @@ export const proxmoxProfile: ProviderProfile = {
     timeouts: 'dial+TLS 10 s, each request requestTimeoutSeconds, a budget per task wait',
     childSpans: 'one HTTP <METHOD> client span per request, only under a caller span',
     backendTest: 'a stateful HTTPS fake PVE (the ./test export) speaking the real wire format',
+    egress: "without an egress plan, every VM leaves through its node's route (DHCP on the bridge)",
   },
 };
+
+/**
+ * The profile of one configured entry: `planned` egress when any node allocates from a plan
+ * (recorded in the description mark, delivered in the seed's network-config), `shared` otherwise.
+ */
+export function profileFor(planned: boolean): ProviderProfile {
+  if (!planned) return proxmoxProfile;
+  return {
+    ...proxmoxProfile,
+    egress: 'planned',
+    notes: {
+      ...proxmoxProfile.notes,
+      egress:
+        "one address per family from the node's egress plan, recorded in the description mark and delivered as the seed's network-config on a pinned net0 MAC",
+    },
+  };
+}

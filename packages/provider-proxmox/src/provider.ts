@@ -20,13 +20,14 @@ import { type ProxmoxConfig, type ProxmoxConfigInput, parseProxmoxConfig } from 
 import type { Budgets, Ctx } from './context.js';
 import { create } from './create.js';
 import { del } from './delete.js';
+import { compilePlans, type Pending } from './egress.js';
 import { classify } from './errors.js';
 import { get } from './get.js';
 import { parseProviderId } from './id.js';
 import { KeyedLimiter } from './limiter.js';
 import { listByTag } from './list.js';
 import { observe } from './observe.js';
-import { proxmoxProfile } from './profile.js';
+import { profileFor } from './profile.js';
 import { deleteSecondary, listSecondary } from './secondary.js';
 import { buildSeed, type SeedInput } from './seed.js';
 
@@ -91,6 +92,9 @@ export function createProxmoxProvider(
     ...options.budgets,
   };
   const names = new KeyedLock<string>();
+  const plans = compilePlans(cfg);
+  const planLock = new KeyedLock<string>();
+  const pending: Pending = { addresses: new Map(), macs: new Set() };
   const clones = new KeyedLimiter(cfg.maxParallelClonesPerNode);
   const now = options.now ?? Date.now;
   const seed = options.buildSeed ?? buildSeed;
@@ -120,6 +124,9 @@ export function createProxmoxProvider(
     signal: call.signal ?? new AbortController().signal,
     budgets,
     names,
+    plans,
+    planLock,
+    pending,
     clones,
     buildSeed: seed,
     now,
@@ -135,7 +142,7 @@ export function createProxmoxProvider(
   return {
     name,
     type: 'proxmox',
-    profile: proxmoxProfile,
+    profile: profileFor(cfg.egressPlan !== undefined || Object.keys(cfg.nodeEgressPlans).length > 0),
     config: cfg,
     peakClones: (node) => clones.peak(node),
     create: (req: CreateRequest, opts?: CallOptions) =>

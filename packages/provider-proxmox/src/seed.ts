@@ -17,6 +17,8 @@ export interface SeedInput {
   uid: string;
   cloudInit?: string;
   installGuestAgent: boolean;
+  /** The cloud-init network config (v2) of a planned NIC; absent keeps DHCP. */
+  networkConfig?: string | undefined;
 }
 
 /**
@@ -30,5 +32,6 @@ export async function buildSeed(i: SeedInput): Promise<Uint8Array> {
     userData: i.cloudInit ?? '',
     metaData: metaData({ instanceId: instanceIdFor(i.name, i.uid), hostname: i.name }),
     vendorData: i.installGuestAgent ? guestAgentScript() : undefined,
+    networkConfig: i.networkConfig,
   });
 }

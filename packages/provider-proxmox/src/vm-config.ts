@@ -39,3 +39,13 @@ export function rewriteNet0(net0: string, bridge?: string, vlanTag?: number): st
   if (vlanTag !== undefined) set('tag', String(vlanTag));
   return parts.join(',');
 }
+
+/** net0 with its MAC set (`model=MAC` is the first part; PVE generates one when it is absent). */
+export function pinMac(net0: string, mac: string): string {
+  const parts = net0.split(',').filter((p) => p !== '');
+  const first = parts[0] ?? 'virtio';
+  const eq = first.indexOf('=');
+  const model = eq > 0 ? first.slice(0, eq) : first;
+  parts[0] = `${model}=${mac.toUpperCase()}`;
+  return parts.join(',');
+}

@@ -1,0 +1,165 @@
+import {
+  allocate,
+  compileEgressPlan,
+  type EgressAllocation,
+  type EgressPlan,
+  macAddressFor,
+  networkConfigV2,
+} from '@egress-proxies/provider-utils';
+import type { ClusterResource } from './backend.js';
+import { type ProxmoxConfig, planNameFor } from './config.js';
+import type { Ctx } from './context.js';
+import { isNotExist } from './errors.js';
+import { type MarkEgress, parseDescription } from './marks.js';
+
+const CONCURRENCY = 8;
+
+/** The compiled plans of a validated config, by name. */
+export function compilePlans(cfg: ProxmoxConfig): ReadonlyMap<string, EgressPlan> {
+  return new Map(Object.entries(cfg.egressPlans).map(([name, p]) => [name, compileEgressPlan(name, p)]));
+}
+
+/** What a planned VM gets: the pinned MAC, the seed's network config, the mark's addresses. */
+export interface PlannedNic {
+  plan: string;
+  mac: string;
+  networkConfig: string;
+  egress: MarkEgress;
+}
+
+/**
+ * Addresses handed out by a create in this process whose clone has not finished yet: PVE
+ * writes the description (and with it the allocation) only when the clone task ends, so until
+ * then the marks cannot show it. Only in-flight picks live here; the marks stay the record.
+ */
+export interface Pending {
+  /** Address to the name it was picked for. */
+  addresses: Map<string, string>;
+  macs: Set<string>;
+}
+
+/** The plan a node's VMs allocate from, if the config names one. */
+export function planFor(ctx: Ctx, node: string): EgressPlan | undefined {
+  const name = planNameFor(ctx.cfg, node);
+  return name ? ctx.plans.get(name) : undefined;
+}
+
+/**
+ * What the marks say is held, cluster-wide (a plan may serve several nodes): each recorded
+ * address with its VM's name, and every pinned MAC. Any VM in the VMID range is read, tagged or
+ * not: a clone whose create crashed before its config call has no tag yet but holds its address.
+ * A VM gone since the listing holds nothing; any other unreadable config fails the create
+ * rather than risk handing its address out twice.
+ */
+async function heldInCluster(
+  ctx: Ctx,
+  resources: readonly ClusterResource[],
+): Promise<{ addresses: Map<string, string>; macs: Set<string> }> {
+  const { min, max } = ctx.cfg.vmidRange;
+  const vms = resources.filter(
+    (r) => r.type === 'qemu' && r.template !== 1 && r.vmid >= min && r.vmid <= max,
+  );
+  const addresses = new Map<string, string>();
+  const macs = new Set<string>();
+  // At most CONCURRENCY config reads in flight, as listByTag does: a big cluster is read in turns.
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < vms.length; i = next++) {
+      const r = vms[i]!;
+      let description: unknown;
+      let name: unknown;
+      try {
+        const cfg = await ctx.api.vmConfig(ctx.signal, r.node, r.vmid);
+        description = cfg.description;
+        name = cfg.name;
+      } catch (err) {
+        if (isNotExist(err)) continue;
+        throw err;
+      }
+      const mark = parseDescription(typeof description === 'string' ? description : undefined);
+      if (!mark.managed) continue;
+      const holder = typeof name === 'string' ? name : `VM ${r.vmid}`;
+      if (mark.egress?.ipv4) addresses.set(mark.egress.ipv4, holder);
+      if (mark.egress?.ipv6) addresses.set(mark.egress.ipv6, holder);
+      if (mark.mac) macs.add(mark.mac);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, vms.length) }, worker));
+  return { addresses, macs };
+}
+
+function egressOf(a: EgressAllocation): MarkEgress {
+  return {
+    ...(a.ipv4 ? { ipv4: a.ipv4.address } : {}),
+    ...(a.ipv6 ? { ipv6: a.ipv6.address } : {}),
+  };
+}
+
+/**
+ * Runs `make` (the clone that writes the mark) with a fresh allocation when the node has a plan.
+ * Under the plan's lock the held addresses are read from the marks plus this process's picks
+ * still cloning; the pick is then reserved until `make` settles, when the mark holds it (or the
+ * clone failed and it is free). A crash before the clone call leaves nothing allocated; after
+ * it, a marked VM that a retried create adopts with its recorded address.
+ */
+export async function withAllocation<T>(
+  ctx: Ctx,
+  node: string,
+  name: string,
+  make: (nic: PlannedNic | undefined) => Promise<T>,
+): Promise<T> {
+  const plan = planFor(ctx, node);
+  if (!plan) return make(undefined);
+  const nic = await ctx.planLock.withLock(
+    plan.name,
+    async () => {
+      const resources = await ctx.api.clusterResources(ctx.signal);
+      const held = await heldInCluster(ctx, resources);
+      for (const [address, holder] of ctx.pending.addresses) held.addresses.set(address, holder);
+      for (const mac of ctx.pending.macs) held.macs.add(mac);
+      const allocation = allocate(plan, name, held.addresses);
+      const mac = macAddressFor(name, held.macs);
+      const egress = egressOf(allocation);
+      for (const a of Object.values(egress)) ctx.pending.addresses.set(a, name);
+      ctx.pending.macs.add(mac);
+      ctx.log.log(1, 'egress allocated', { plan: plan.name, mac, ...egress });
+      return { plan: plan.name, mac, networkConfig: networkConfigV2(mac, allocation), egress };
+    },
+    { signal: ctx.signal },
+  );
+  try {
+    return await make(nic);
+  } finally {
+    for (const a of Object.values(nic.egress)) ctx.pending.addresses.delete(a);
+    ctx.pending.macs.delete(nic.mac);
+  }
+}
+
+/**
+ * The NIC of a VM adopted with its mark: the recorded addresses and MAC, with the plan's
+ * gateway, prefix length and DNS servers, so a retried create delivers the same address.
+ * Undefined when the node has no plan or the mark records no allocation (made before the plan).
+ */
+export function nicFromMark(
+  ctx: Ctx,
+  node: string,
+  egress: MarkEgress | undefined,
+  mac: string | undefined,
+): PlannedNic | undefined {
+  const plan = planFor(ctx, node);
+  if (!plan || !egress || !mac) return undefined;
+  const allocation: EgressAllocation = { nameservers: plan.nameservers };
+  if (egress.ipv4 && plan.ipv4)
+    allocation.ipv4 = {
+      address: egress.ipv4,
+      prefixLength: plan.ipv4.prefixLength,
+      gateway: plan.ipv4.gateway,
+    };
+  if (egress.ipv6 && plan.ipv6)
+    allocation.ipv6 = {
+      address: egress.ipv6,
+      prefixLength: plan.ipv6.prefixLength,
+      gateway: plan.ipv6.gateway,
+    };
+  return { plan: plan.name, mac, networkConfig: networkConfigV2(mac, allocation), egress };
+}
