@@ -12,6 +12,7 @@ import {
   type MemberTableOptions,
   type MemberTableSettings,
 } from './member-table.js';
+import { isMemberFault } from './outcomes.js';
 import { forwardRequest, memberAgent } from './plain-http.js';
 import { type ClientIdentity, clientIdentity } from './session.js';
 import { connectTarget, openTunnel } from './tunnel.js';
@@ -33,8 +34,13 @@ export interface GatewayOptions
   port?: number;
   /** Proxy users; without them the gateway listens on loopback only. */
   users?: ProxyUsers;
-  /** How long to wait for a member's answer to CONNECT (or its response head). */
+  /** How long to wait for a member to accept the TCP connection (default 10 s); past it the member is cooled down. */
   connectTimeoutMs?: number;
+  /**
+   * How long a connected member may take to answer CONNECT or send its response head (default
+   * 60 s): past it the client gets 504 and nobody is cooled down (the origin is slow, not the member).
+   */
+  answerTimeoutMs?: number;
   /** Members tried for one connection whose connect fails (each failure cools that member down). */
   connectAttempts?: number;
   metrics?: GatewayMetrics;
@@ -134,6 +140,7 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     debug: debugEnabled(log),
     banStatuses: banSet(opts.banStatuses ?? [403, 429]),
     connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+    answerTimeoutMs: opts.answerTimeoutMs ?? 60_000,
     attempts: opts.connectAttempts ?? 2,
     sockets,
     authorized: (id: ClientIdentity) => !users?.size || users.check(id.user, id.password),
@@ -150,9 +157,13 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
         release();
       };
     },
-    fail(member, reason, cooldown) {
-      stats.failure(member, reason);
-      if (cooldown) members.coolDown(member, cooldown);
+    outcome(member, outcome, detail) {
+      stats.failure(member, outcome);
+      if (isMemberFault(outcome)) {
+        log.warn({ member, reason: outcome, error: detail }, 'gateway: member failed');
+        members.coolDown(member, outcome);
+      } else if (ctx.debug)
+        log.debug({ member, reason: outcome, error: detail }, 'gateway: connection ended');
     },
   };
   const agent = memberAgent();
