@@ -6,6 +6,7 @@ import type { ProxyUsers } from './basic-auth.js';
 import { debugEnabled, type GatewayContext } from './gateway-context.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { GatewayStats } from './gateway-stats.js';
+import { type GatewayLimits, resolveLimits } from './limits.js';
 import {
   type CooldownListener,
   MemberTable,
@@ -27,7 +28,8 @@ export interface GatewaySettings extends MemberTableSettings {
 
 export interface GatewayOptions
   extends Omit<MemberTableOptions, 'onCooldown' | 'onRecover'>,
-    GatewaySettings {
+    GatewaySettings,
+    GatewayLimits {
   /** The pool's name: a metrics label and a log field. */
   pool: string;
   host?: string;
@@ -104,6 +106,12 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       );
   };
   guardUsers(opts.users);
+  let limits: Required<GatewayLimits>;
+  try {
+    limits = resolveLimits(opts);
+  } catch (err) {
+    throw new GatewayConfigError((err as Error).message);
+  }
   let users = opts.users;
   const log = (opts.logger ?? silentOpLogger).child({ pool });
   const metrics = opts.metrics ?? new GatewayMetrics();
@@ -167,10 +175,17 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     },
   };
   const agent = memberAgent();
+  let tunnels = 0;
   const realm = `Basic realm="egress-proxies ${pool}"`;
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
+    if (url.length > limits.maxRequestLineBytes) {
+      stats.reject('uri-too-long');
+      return void res
+        .writeHead(414, { 'content-type': 'text/plain', connection: 'close' })
+        .end(`request URL longer than ${limits.maxRequestLineBytes} bytes\n`);
+    }
     if (url.startsWith('/')) {
       // The gateway's own endpoints, for probes: alive, and ready (some member is eligible).
       if (url === '/healthz') return void res.writeHead(200).end('ok\n');
@@ -201,6 +216,10 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     };
     client.on('error', () => client.destroy());
     (client as Socket).setNoDelay?.(true);
+    if ((req.url?.length ?? 0) > limits.maxRequestLineBytes) {
+      stats.reject('uri-too-long');
+      return answer(414, 'URI Too Long');
+    }
     const target = connectTarget(req.url);
     if (!target) {
       stats.reject('bad-request');
@@ -215,16 +234,67 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       stats.reject('draining');
       return answer(503, 'Service Unavailable');
     }
+    if (tunnels >= limits.maxTunnels) {
+      stats.reject('tunnel-cap');
+      return answer(503, 'Service Unavailable');
+    }
+    tunnels++;
+    client.once('close', () => tunnels--);
+    // A tunnel that carries nothing either way for this long is closed (the relay writes to the
+    // client socket, so its idle timer sees both directions).
+    (client as Socket).setTimeout?.(limits.tunnelIdleTimeoutMs, () => client.destroy());
     openTunnel(ctx, client, head, target, id, answer);
   };
 
-  const server: Server = createServer({ requestTimeout: 0, noDelay: true }, onRequest);
+  const server: Server = createServer(
+    {
+      // A request body or a tunnel may last; the head may not (slowloris).
+      requestTimeout: 0,
+      headersTimeout: limits.headersTimeoutMs,
+      keepAliveTimeout: limits.idleTimeoutMs,
+      // How often Node looks for heads past their timeout: often enough that one is cut close to it.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+      maxHeaderSize: limits.maxHeaderBytes,
+      noDelay: true,
+    },
+    onRequest,
+  );
+  // At the limit new connections are closed at accept and the open ones keep being served.
+  server.maxConnections = limits.maxConnections;
   server.on('connect', onConnect);
+  const perClient = new Map<string, number>();
   server.on('connection', (s: Socket) => {
+    const ip = s.remoteAddress ?? '';
+    const n = (perClient.get(ip) ?? 0) + 1;
+    if (n > limits.maxConnectionsPerClient) {
+      stats.reject('client-cap');
+      s.on('error', () => {});
+      s.end(
+        `HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${CLIENT_CAP_TEXT.length}\r\n\r\n${CLIENT_CAP_TEXT}`,
+      );
+      s.destroySoon();
+      return;
+    }
+    perClient.set(ip, n);
     sockets.add(s);
-    s.on('close', () => sockets.delete(s));
+    s.on('close', () => {
+      sockets.delete(s);
+      const left = (perClient.get(ip) ?? 1) - 1;
+      if (left > 0) perClient.set(ip, left);
+      else perClient.delete(ip);
+    });
   });
-  server.on('clientError', (_err, s) => s.destroy());
+  // Input the parser rejects gets a clear answer where it can still be given, then the socket goes;
+  // nothing of it reaches other clients.
+  server.on('clientError', (err: NodeJS.ErrnoException, s: Duplex) => {
+    const answer = clientErrorAnswer(err, limits);
+    stats.reject(answer.reason);
+    if (s.writable && !(s as Socket).destroyed)
+      s.end(
+        `HTTP/1.1 ${answer.status}\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(answer.text)}\r\n\r\n${answer.text}`,
+      );
+    s.destroy();
+  });
   try {
     await listen(server, opts.port ?? 0, host, signal);
   } catch (err) {
@@ -270,6 +340,37 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       return closing;
     },
   };
+}
+
+const CLIENT_CAP_TEXT = 'too many connections from this address\n';
+
+/** The answer to a request the parser refused (Node's codes), and the rejection label. */
+function clientErrorAnswer(
+  err: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  limits: Required<GatewayLimits>,
+): { status: string; text: string; reason: string } {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // The head overflowed before its first line ended: it is the URL that is too long.
+    const firstLine = err.rawPacket?.indexOf('\r\n') ?? 0;
+    if (firstLine < 0 || firstLine > limits.maxRequestLineBytes)
+      return {
+        status: '414 URI Too Long',
+        text: `request URL longer than ${limits.maxRequestLineBytes} bytes\n`,
+        reason: 'uri-too-long',
+      };
+    return {
+      status: '431 Request Header Fields Too Large',
+      text: `request head larger than ${limits.maxHeaderBytes} bytes\n`,
+      reason: 'header-too-large',
+    };
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT')
+    return {
+      status: '408 Request Timeout',
+      text: `request head not complete within ${limits.headersTimeoutMs} ms\n`,
+      reason: 'header-timeout',
+    };
+  return { status: '400 Bad Request', text: 'malformed HTTP request\n', reason: 'bad-request' };
 }
 
 function listen(server: Server, port: number, host: string, signal?: AbortSignal): Promise<void> {
