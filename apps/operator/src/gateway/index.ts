@@ -1,7 +1,7 @@
 export { loadProxyUsers, ProxyUsers } from './basic-auth.js';
 export { GatewayMetrics } from './gateway-metrics.js';
 export type { GatewayLimits } from './limits.js';
-export type { Outcome } from './outcomes.js';
+export type { Outcome as GatewayOutcome } from './outcomes.js';
 export {
   GatewayConfigError,
   type GatewayOptions,
