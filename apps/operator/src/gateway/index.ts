@@ -1,7 +1,5 @@
 export { loadProxyUsers, ProxyUsers } from './basic-auth.js';
 export { GatewayMetrics } from './gateway-metrics.js';
-export type { GatewayLimits } from './limits.js';
-export type { Outcome as GatewayOutcome } from './outcomes.js';
 export {
   GatewayConfigError,
   type GatewayOptions,
@@ -11,6 +9,7 @@ export {
   type RunningGateway,
   startGateway,
 } from './gateway-server.js';
+export type { GatewayLimits } from './limits.js';
 export {
   type CooldownChange,
   type CooldownListener,
@@ -21,5 +20,6 @@ export {
   SELECTIONS,
   type Selection,
 } from './member-table.js';
+export type { Outcome as GatewayOutcome } from './outcomes.js';
 export { SESSION_HEADER } from './session.js';
 export { SessionTable, sessionHash } from './session-table.js';
