@@ -52,6 +52,8 @@ export interface GatewayOptions
    * sharing) or from a shared mark.
    */
   onCooldown?: CooldownListener;
+  /** A member's cooldown ended (or the member left while cooled down). */
+  onRecover?: (member: string) => void;
 }
 
 export interface RunningGateway {
@@ -136,6 +138,7 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     onRecover: (member) => {
       const s = stats.members.get(member);
       if (s) s.cooledDown = 0;
+      opts.onRecover?.(member);
     },
   });
   const sockets = new Set<Socket | Duplex>();

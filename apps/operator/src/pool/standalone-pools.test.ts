@@ -79,3 +79,56 @@ describe('StandalonePools: the pool view', () => {
     await store.stop();
   });
 });
+
+describe('StandalonePools: cooldowns in the pool view', () => {
+  it('shows a member its gateway cooled down as cooledDown, says so, and says when it is back', async () => {
+    const file = join(dir, 'pool-gw.yaml');
+    const stateDir = join(dir, 'state-gw');
+    // The gateway listens (on a free port if 18083 is taken); the pool's gateway uses the view's members.
+    writeFileSync(file, poolDoc.replace('{enabled: false}', '{port: 18083, cooldown: 1s}'));
+    const pools = new StandalonePools({ stateDir });
+    const store = new FileProxyStore({
+      pools,
+      paths: [file],
+      stateDir,
+      installation: 'inst-2',
+      rescanMs: 3_600_000,
+      debounceMs: 3_600_000,
+    });
+    await store.start();
+    pools.attach(store);
+    try {
+      await pools.step();
+      const [a] = (pools.views()[0]?.members ?? []).map((m) => m.name);
+      const p = store.get(`default/${a}`);
+      if (!p) throw new Error(`no Proxy ${a} in the store`);
+      await store.updateStatus(p, { phase: 'Ready', ip: '127.0.0.5', port: 40017 });
+      await pools.step();
+      const changes: { member: string; cooledDown: boolean; reason?: string; shown?: boolean }[] = [];
+      pools.onMemberChange((c) =>
+        changes.push({
+          member: c.member,
+          cooledDown: c.cooledDown,
+          ...(c.reason ? { reason: c.reason } : {}),
+          shown: c.view.members.find((m) => m.name === c.member)?.cooledDown,
+        }),
+      );
+      pools.gateway('default/crawl')?.members.coolDown(a as string, 'status-429');
+      expect(pools.views()[0]?.members.find((m) => m.name === a)?.cooledDown).toBe(true);
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(
+        pools
+          .gateway('default/crawl')
+          ?.members.eligible()
+          .map((m) => m.name),
+      ).toEqual([a]);
+      expect(changes).toEqual([
+        { member: a, cooledDown: true, reason: 'status-429', shown: true },
+        { member: a, cooledDown: false, shown: false },
+      ]);
+    } finally {
+      await pools.stop(0);
+      await store.stop();
+    }
+  });
+});

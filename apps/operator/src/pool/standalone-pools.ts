@@ -34,6 +34,14 @@ export interface PoolView {
   gateway?: string;
 }
 
+/** A member of a pool under `up` entered or left cooldown; `view` is the pool as it is now. */
+export interface PoolMemberChange {
+  view: PoolView;
+  member: string;
+  cooledDown: boolean;
+  reason?: string;
+}
+
 export interface StandalonePoolsOptions {
   stateDir: string;
   logger?: OpLogger;
@@ -58,6 +66,7 @@ export class StandalonePools {
   #metrics?: GatewayMetrics | undefined;
   #timer?: NodeJS.Timeout;
   #stopped = false;
+  readonly #listeners = new Set<(change: PoolMemberChange) => void>();
 
   constructor(opts: StandalonePoolsOptions) {
     this.#opts = opts;
@@ -131,6 +140,23 @@ export class StandalonePools {
         ...(g ? { gateway: g.url } : {}),
       };
     });
+  }
+
+  /**
+   * Calls `listener` when a gateway cools a member down or the cooldown ends, with the pool's
+   * view at that moment (so `up --output json` can show \`cooledDown\` members as they change).
+   * Returns the unsubscribe function.
+   */
+  onMemberChange(listener: (change: PoolMemberChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #memberChanged(key: string, member: string, cooledDown: boolean, reason?: string): void {
+    if (!this.#listeners.size) return;
+    const view = this.views().find((v) => v.key === key);
+    if (!view) return;
+    for (const l of this.#listeners) l({ view, member, cooledDown, ...(reason ? { reason } : {}) });
   }
 
   gateway(key: string): RunningGateway | undefined {
@@ -239,6 +265,10 @@ export class StandalonePools {
       logger: this.#log,
       ...(this.#metrics ? { metrics: this.#metrics } : {}),
       ...specSettings(gw),
+      onCooldown: (member: string, reason: string, _until: number, _o: unknown, change: string) => {
+        if (change === 'started') this.#memberChanged(key, member, true, reason);
+      },
+      onRecover: (member: string) => this.#memberChanged(key, member, false),
     };
     const start = (async () => {
       const port = gw?.port ?? 8080;
