@@ -6,6 +6,7 @@ import {
   TEMPLATE_HASH_LABEL,
 } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
+import type { ProxyUsers } from '../gateway/basic-auth.js';
 import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
 import { specSettings } from '../gateway/spec-settings.js';
@@ -48,6 +49,10 @@ export interface StandalonePoolsOptions {
   /** How often pools are re-planned (members change state between scans). */
   intervalMs?: number;
   now?: () => number;
+  /** Where the gateways listen (default 127.0.0.1); off loopback startGateway requires users. */
+  gatewayHost?: string;
+  /** The gateways' proxy users (Basic auth; `<user>-session-<id>` for sessions). */
+  gatewayUsers?: ProxyUsers;
 }
 
 /**
@@ -254,14 +259,16 @@ export class StandalonePools {
     const pending = this.#starting.get(key);
     if (pending) return pending;
     const gw = d.spec.gateway;
-    if (gw?.usersSecret)
+    const users = this.#opts.gatewayUsers;
+    if (gw?.usersSecret && !users)
       this.#log.warn(
         { pool: key },
-        'pool: standalone mode has no Secrets; the gateway listens on loopback without auth',
+        'pool: standalone mode has no Secrets; give up --gateway-users DIR for the gateway users (until then it listens without auth)',
       );
     const opts = {
       pool: key,
-      host: '127.0.0.1',
+      host: this.#opts.gatewayHost ?? '127.0.0.1',
+      ...(users ? { users } : {}),
       logger: this.#log,
       ...(this.#metrics ? { metrics: this.#metrics } : {}),
       ...specSettings(gw),

@@ -168,6 +168,8 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
       gcGraceMs: flags.gcGraceMs,
       healthIntervalMs: flags.healthIntervalMs,
       ...(flags.http ? { http: flags.http } : {}),
+      ...(flags.gatewayHost !== undefined ? { gatewayHost: flags.gatewayHost } : {}),
+      ...(flags.gatewayUsers ? { gatewayUsers: flags.gatewayUsers } : {}),
       ...(echo ? { defaultProbeTarget: echo.url } : {}),
       // A local proxy answers within milliseconds; a failed probe is retried soon.
       failedProbeRetryMs: 2000,
