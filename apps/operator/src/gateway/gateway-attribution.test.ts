@@ -2,7 +2,14 @@
 // runs them) and real origins on loopback: only a member's own failure cools it down.
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MEMBER_HEADER, type RunningGateway, startGateway } from './gateway-server.js';
+import { ProxyUsers } from './basic-auth.js';
+import {
+  BAN_REPORT_HEADER,
+  MEMBER_HEADER,
+  MOVED_HEADER,
+  type RunningGateway,
+  startGateway,
+} from './gateway-server.js';
 import type { GatewayMember } from './member-table.js';
 import { getVia, startEchoTarget, startMember, type TestMember, tunnelVia } from './test-support.js';
 
@@ -211,5 +218,57 @@ describe('gateway: failures attributed to whoever failed', () => {
     expect(g.members.cooledDown()).toEqual([
       expect.objectContaining({ member: 'm-gone', reason: 'connect-failed' }),
     ]);
+  });
+
+  it('a ban report from an authenticated client cools the member as a 429 would and moves the session', async () => {
+    const g = await gateway({ users: new ProxyUsers(new Map([['alice', 'pw']])) });
+    const first = await tunnelVia(g.port, `127.0.0.1:${(await tcpServer(() => {})).port}`, {
+      user: 'alice-session-7',
+      password: 'pw',
+    });
+    first.socket.destroy();
+    const banned = first.headers[MEMBER_HEADER] as string;
+    // Without valid credentials the report is refused and cools nothing.
+    const stranger = await tunnelVia(g.port, '127.0.0.1:1', {
+      user: 'alice-session-7',
+      password: 'nope',
+      headers: { [BAN_REPORT_HEADER]: banned },
+    });
+    stranger.socket.destroy();
+    expect(stranger.status).toBe(407);
+    expect(g.members.cooledDown()).toEqual([]);
+    // An unknown member is named back.
+    const wrong = await getVia(g.port, target.url, {
+      user: 'alice',
+      password: 'pw',
+      headers: { [BAN_REPORT_HEADER]: 'm-nobody' },
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toContain('"m-nobody" is not a member of this pool');
+    const next = await tunnelVia(g.port, `127.0.0.1:${(await tcpServer(() => {})).port}`, {
+      user: 'alice-session-7',
+      password: 'pw',
+      headers: { [BAN_REPORT_HEADER]: banned },
+    });
+    next.socket.destroy();
+    expect(next.status).toBe(200);
+    expect(next.headers[MEMBER_HEADER]).not.toBe(banned);
+    expect(next.headers[MOVED_HEADER]).toBe(banned);
+    expect(g.members.cooledDown()).toEqual([
+      expect.objectContaining({ member: banned, reason: 'reported-ban' }),
+    ]);
+    // The report works on plain requests too.
+    const plain = await getVia(g.port, target.url, {
+      user: 'alice-session-7',
+      password: 'pw',
+      headers: { [BAN_REPORT_HEADER]: next.headers[MEMBER_HEADER] as string },
+    });
+    expect(plain.status).toBe(200);
+    expect(
+      g.members
+        .cooledDown()
+        .map((c) => c.member)
+        .sort(),
+    ).toEqual([banned, next.headers[MEMBER_HEADER] as string].sort());
   });
 });

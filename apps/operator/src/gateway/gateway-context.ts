@@ -8,6 +8,12 @@ import type { ClientIdentity } from './session.js';
 
 /** The header that names the member a response (or a tunnel's 200) came through. */
 export const MEMBER_HEADER = 'x-egress-member';
+/**
+ * A ban report: an authenticated client names the member (as `x-egress-member` named it) whose
+ * answer was a ban the gateway could not see, inside a tunnel. The member is cooled down as a ban
+ * status would cool it, and the request carrying the header already goes elsewhere.
+ */
+export const BAN_REPORT_HEADER = 'x-egress-ban';
 /** Set when the session's member left (or was cooled down) and the session moved. */
 export const MOVED_HEADER = 'x-egress-session-moved';
 

@@ -3,7 +3,7 @@ import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import type { ProxyUsers } from './basic-auth.js';
-import { debugEnabled, type GatewayContext } from './gateway-context.js';
+import { BAN_REPORT_HEADER, debugEnabled, type GatewayContext, MEMBER_HEADER } from './gateway-context.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { GatewayStats } from './gateway-stats.js';
 import { type GatewayLimits, resolveLimits } from './limits.js';
@@ -18,7 +18,7 @@ import { forwardRequest, memberAgent } from './plain-http.js';
 import { type ClientIdentity, clientIdentity } from './session.js';
 import { connectTarget, openTunnel } from './tunnel.js';
 
-export { MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
+export { BAN_REPORT_HEADER, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
 
 /** What the pool's spec.gateway can change while the gateway runs. */
 export interface GatewaySettings extends MemberTableSettings {
@@ -181,6 +181,20 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
   let tunnels = 0;
   const realm = `Basic realm="egress-proxies ${pool}"`;
 
+  // A ban report (authenticated, checked by the caller) cools the named member down before the
+  // request is routed, so a session on it moves now. An unknown member is an error naming it.
+  const applyBanReport = (req: IncomingMessage): string | undefined => {
+    const named = req.headers[BAN_REPORT_HEADER];
+    if (named === undefined) return undefined;
+    const member = Array.isArray(named) ? named[0] : named;
+    if (!member || !members.members().some((m) => m.name === member)) {
+      stats.reject('bad-ban-report');
+      return `${BAN_REPORT_HEADER}: ${JSON.stringify(member ?? '')} is not a member of this pool; expected the name an ${MEMBER_HEADER} header gave\n`;
+    }
+    ctx.outcome(member, 'reported-ban');
+    return undefined;
+  };
+
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
     if (url.length > limits.maxRequestLineBytes) {
@@ -210,6 +224,8 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       stats.reject('draining');
       return void res.writeHead(503, { connection: 'close' }).end('gateway is shutting down\n');
     }
+    const badReport = applyBanReport(req);
+    if (badReport) return void res.writeHead(400, { 'content-type': 'text/plain' }).end(badReport);
     forwardRequest(ctx, agent, req, res, id);
   };
 
@@ -237,6 +253,8 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       stats.reject('draining');
       return answer(503, 'Service Unavailable');
     }
+    const badReport = applyBanReport(req);
+    if (badReport) return answer(400, 'Bad Request');
     if (tunnels >= limits.maxTunnels) {
       stats.reject('tunnel-cap');
       return answer(503, 'Service Unavailable');

@@ -1,6 +1,7 @@
 export { loadProxyUsers, ProxyUsers } from './basic-auth.js';
 export { GatewayMetrics } from './gateway-metrics.js';
 export {
+  BAN_REPORT_HEADER,
   GatewayConfigError,
   type GatewayOptions,
   type GatewaySettings,

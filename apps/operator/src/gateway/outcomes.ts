@@ -14,6 +14,8 @@ export type Outcome =
   | 'member-garbage'
   /** The member relayed one of the pool's ban statuses (the label is `status-<code>`). */
   | `status-${number}`
+  /** An authenticated client reported a ban the gateway could not see (inside a tunnel). */
+  | 'reported-ban'
   /** The client went away first: its own choice, nobody's failure. */
   | 'client-abort'
   /**
@@ -39,7 +41,8 @@ const MEMBER_FAULTS: ReadonlySet<string> = new Set<Outcome>([
 ]);
 
 /** Whether the outcome is the member's own failure (it is then cooled down); ban statuses too. */
-export const isMemberFault = (o: Outcome): boolean => MEMBER_FAULTS.has(o) || o.startsWith('status-');
+export const isMemberFault = (o: Outcome): boolean =>
+  MEMBER_FAULTS.has(o) || o === 'reported-ban' || o.startsWith('status-');
 
 /** Whether another member is worth trying for the same connection (only when this one failed). */
 export const worthRetrying = (o: Outcome): boolean => MEMBER_FAULTS.has(o);

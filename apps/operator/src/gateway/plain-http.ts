@@ -6,7 +6,7 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import { type GatewayContext, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
+import { BAN_REPORT_HEADER, type GatewayContext, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
 import type { GatewayMember } from './member-table.js';
 import { type Outcome, worthRetrying } from './outcomes.js';
 import { type ClientIdentity, SESSION_HEADER } from './session.js';
@@ -16,6 +16,7 @@ const DROPPED = new Set([
   'proxy-authorization',
   'proxy-connection',
   SESSION_HEADER,
+  BAN_REPORT_HEADER,
   'connection',
   'keep-alive',
 ]);
