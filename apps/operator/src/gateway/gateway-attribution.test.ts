@@ -272,3 +272,43 @@ describe('gateway: failures attributed to whoever failed', () => {
     ).toEqual([banned, next.headers[MEMBER_HEADER] as string].sort());
   });
 });
+
+describe('gateway: rotate', () => {
+  /** Sends `n` plain GETs on one keep-alive connection; the egress address of each. */
+  async function onOneConnection(port: number, n: number): Promise<string[]> {
+    const { Agent, request } = await import('node:http');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const seen: string[] = [];
+    for (let i = 0; i < n; i++)
+      seen.push(
+        await new Promise<string>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path: target.url, agent });
+          req.on('response', (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve((JSON.parse(body) as { ip: string }).ip));
+          });
+          req.on('error', reject);
+          req.end();
+        }),
+      );
+    agent.destroy();
+    return seen;
+  }
+
+  it('per-request (the default) spreads one keep-alive connection over the members', async () => {
+    const g = await gateway();
+    expect(new Set(await onOneConnection(g.port, 6)).size).toBe(3);
+  });
+
+  it('per-connection keeps one keep-alive connection on one member', async () => {
+    const g = await gateway({ rotate: 'per-connection' });
+    expect(new Set(await onOneConnection(g.port, 6)).size).toBe(1);
+  });
+
+  it('names a bad rotate value', async () => {
+    await expect(startGateway({ pool: 'test', rotate: 'sometimes' as 'per-request' })).rejects.toThrow(
+      /rotate "sometimes": expected one of per-request, per-connection/,
+    );
+  });
+});

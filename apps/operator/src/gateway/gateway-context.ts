@@ -27,6 +27,10 @@ export interface GatewayContext {
   readonly debug: boolean;
   /** Member answers that cool the member down; replaced when the pool's spec changes. */
   banStatuses: ReadonlySet<number>;
+  /** Plain HTTP without a session: a member per request, or per client connection. */
+  rotate: 'per-request' | 'per-connection';
+  /** Under `per-connection`: the member each client connection's requests go to. */
+  readonly pinned: WeakMap<object, string>;
   /** How long the gateway waits for a member to accept a connection (then it is the member's failure). */
   readonly connectTimeoutMs: number;
   /** How long a connected member may take to answer (a slow origin: 504, nobody cooled down). */

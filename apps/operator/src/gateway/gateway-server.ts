@@ -24,6 +24,22 @@ export { BAN_REPORT_HEADER, MEMBER_HEADER, MOVED_HEADER } from './gateway-contex
 export interface GatewaySettings extends MemberTableSettings {
   /** Member answers that mean "banned": the member is cooled down. */
   banStatuses?: readonly number[];
+  /**
+   * Plain HTTP without a session: `per-request` (the default) picks a member for every request,
+   * also on a keep-alive connection, spreading a crawler's requests the most; `per-connection`
+   * keeps a client connection's requests on one member while it stays eligible. Tunnels are one
+   * connection each either way.
+   */
+  rotate?: Rotate;
+}
+
+export type Rotate = 'per-request' | 'per-connection';
+export const ROTATES: readonly Rotate[] = ['per-request', 'per-connection'];
+
+function rotateSetting(r: string): Rotate {
+  if (!(ROTATES as readonly string[]).includes(r))
+    throw new GatewayConfigError(`rotate ${JSON.stringify(r)}: expected one of ${ROTATES.join(', ')}`);
+  return r as Rotate;
 }
 
 export interface GatewayOptions
@@ -150,6 +166,8 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     log,
     debug: debugEnabled(log),
     banStatuses: banSet(opts.banStatuses ?? [403, 429]),
+    rotate: rotateSetting(opts.rotate ?? 'per-request'),
+    pinned: new WeakMap(),
     connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
     answerTimeoutMs: opts.answerTimeoutMs ?? 60_000,
     attempts: opts.connectAttempts ?? 2,
@@ -335,6 +353,7 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     metrics,
     configure(s) {
       if (s.banStatuses) ctx.banStatuses = banSet(s.banStatuses);
+      if (s.rotate) ctx.rotate = rotateSetting(s.rotate);
       members.configure(s);
     },
     setUsers(next) {

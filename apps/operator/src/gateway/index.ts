@@ -7,6 +7,8 @@ export {
   type GatewaySettings,
   MEMBER_HEADER,
   MOVED_HEADER,
+  ROTATES,
+  type Rotate,
   type RunningGateway,
   startGateway,
 } from './gateway-server.js';

@@ -84,11 +84,25 @@ export function forwardRequest(
     ctx.outcome(current.member, 'client-abort');
     current.up.destroy();
   });
+  // Under per-connection rotation a client connection keeps its member while that stays eligible
+  // (and has not just failed this request); a session always decides by itself.
+  const pinning = ctx.rotate === 'per-connection' && id.session === undefined;
+  const choose = () => {
+    if (pinning) {
+      const name = ctx.pinned.get(req.socket);
+      const member =
+        name && !tried.has(name) ? ctx.members.eligible().find((m) => m.name === name) : undefined;
+      if (member) return { member };
+    }
+    const c = ctx.members.choose(id.session, tried);
+    if (c && pinning) ctx.pinned.set(req.socket, c.member.name);
+    return c;
+  };
   // A keep-alive socket the member closed while idle fails on reuse; that is no failure of the
   // member's, so the request goes again (once) on a fresh connection to the same member.
   const attempt = (staleRetry?: GatewayMember, movedFrom?: string) => {
     if (clientGone) return;
-    const choice = staleRetry ? { member: staleRetry, movedFrom } : ctx.members.choose(id.session, tried);
+    const choice = staleRetry ? { member: staleRetry, movedFrom } : choose();
     if (!choice) {
       ctx.stats.reject('no-member');
       return void res.writeHead(503, { 'content-type': 'text/plain' }).end('no Ready member in the pool\n');
