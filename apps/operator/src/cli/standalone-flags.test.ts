@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStandaloneFlags } from './standalone-flags.js';
 
@@ -60,5 +63,32 @@ describe('parseStandaloneFlags', () => {
       stateDir: '/s',
       output: 'json',
     });
+  });
+});
+
+describe('parseStandaloneFlags: the pools gateway', () => {
+  const base = ['-f', 'a.yaml', '--providers', 'p.yaml'];
+  it('refuses a non-loopback gateway address without users (never an open proxy)', () => {
+    expect(() => parseStandaloneFlags('up', [...base, '--gateway-listen', '0.0.0.0'])).toThrow(
+      /--gateway-listen 0\.0\.0\.0: a gateway reachable from other machines needs --gateway-users DIR/,
+    );
+    expect(parseStandaloneFlags('up', [...base, '--gateway-listen', '127.0.0.2']).gatewayHost).toBe(
+      '127.0.0.2',
+    );
+  });
+
+  it('reads the users directory, and names it when it cannot', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ep-gw-users-'));
+    try {
+      writeFileSync(join(dir, 'alice'), 'wonder\n');
+      const f = parseStandaloneFlags('up', [...base, '--gateway-listen', '0.0.0.0', '--gateway-users', dir]);
+      expect(f.gatewayHost).toBe('0.0.0.0');
+      expect(f.gatewayUsers?.check('alice', 'wonder')).toBe(true);
+      expect(() => parseStandaloneFlags('up', [...base, '--gateway-users', join(dir, 'missing')])).toThrow(
+        /--gateway-users .*missing: .*ENOENT/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { loadProxyUsers, type ProxyUsers } from '../gateway/basic-auth.js';
+import { isLoopback } from '../gateway/gateway-server.js';
 import { LOG_LEVELS } from '../log/log-levels.js';
 import { LOG_FORMATS, type LogFormat } from '../log/text-format.js';
 import { FlagError } from './flag-error.js';
@@ -19,6 +21,10 @@ export interface StandaloneFlags extends TuningFlags {
   http?: { host: string; port: number };
   logFile?: string;
   logFormat: LogFormat;
+  /** Where the pools' gateways listen (default loopback); off loopback only with `gatewayUsers`. */
+  gatewayHost?: string;
+  /** Proxy users of the pools' gateways: a directory with one file per user holding its password. */
+  gatewayUsers?: ProxyUsers;
 }
 
 export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers PROVIDERS [flags]
@@ -45,6 +51,8 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   --log-level LEVEL             fatal, error, warn, info, debug, trace (default info)
   --log-file PATH               the log file (default <state-dir>/up.log)
   --log-format FORMAT           json (one object a line, default) or text (for reading with less)
+  --gateway-listen HOST         the address pools' gateways listen on (default 127.0.0.1); off loopback it needs --gateway-users
+  --gateway-users DIR           the gateways' proxy users: one file per user, holding its password
 `;
 
 const STANDALONE_WORDING: FlagWording = {
@@ -74,6 +82,8 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
       'metrics-bind-address': { type: 'string' },
       'log-file': { type: 'string' },
       'log-format': { type: 'string' },
+      'gateway-listen': { type: 'string' },
+      'gateway-users': { type: 'string' },
     },
     STANDALONE_WORDING,
     command,
@@ -89,6 +99,20 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
   if (r.boolean('clean') && !r.boolean('once')) throw new FlagError('--clean applies only with --once');
   const bind = r.hostPort('metrics-bind-address');
   const logFile = r.string('log-file');
+  const gatewayHost = r.string('gateway-listen');
+  const usersDir = r.string('gateway-users');
+  let gatewayUsers: ProxyUsers | undefined;
+  if (usersDir)
+    try {
+      gatewayUsers = loadProxyUsers(usersDir);
+    } catch (err) {
+      throw new FlagError(`--gateway-users ${usersDir}: ${(err as Error).message}`);
+    }
+  // Never an open proxy: a gateway other machines can reach asks for a password.
+  if (gatewayHost !== undefined && !isLoopback(gatewayHost) && !gatewayUsers)
+    throw new FlagError(
+      `--gateway-listen ${gatewayHost}: a gateway reachable from other machines needs --gateway-users DIR (one file per user holding its password), or listen on a loopback address`,
+    );
   return {
     files,
     providers,
@@ -110,5 +134,7 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     logLevel,
     logFormat: r.oneOf('log-format', 'json', LOG_FORMATS),
     ...(logFile ? { logFile } : {}),
+    ...(gatewayHost !== undefined ? { gatewayHost } : {}),
+    ...(gatewayUsers ? { gatewayUsers } : {}),
   };
 }

@@ -75,6 +75,7 @@ describe('gateway flags', () => {
       sessionTtlMs: 60_000,
       cooldownMs: 3_600_000,
       banStatuses: [429],
+      rotate: 'per-request',
     });
     expect(effectiveSettings(parseGatewayFlags(['--pool', 'a/b', '--cooldown', '5s']), pool).cooldownMs).toBe(
       5000,
@@ -84,6 +85,7 @@ describe('gateway flags', () => {
       sessionTtlMs: 600_000,
       cooldownMs: 60_000,
       banStatuses: [403, 429],
+      rotate: 'per-request',
     });
   });
 });

@@ -65,7 +65,7 @@ export class GatewayMetrics {
     });
     this.failures = new Counter({
       name: 'egress_proxies_gateway_failures_total',
-      help: 'Connections through a member that failed, by reason (connect, status, reset).',
+      help: "Connections through a member that did not simply succeed, by outcome: the member's own failures (connect-failed, member-closed, member-reset, member-garbage, status-<ban>) cool it down; client-abort, target-unreachable, target-refused, target-timeout, tunnel-reset and answer-cut do not.",
       labelNames: ['pool', 'member', 'reason'],
       registers,
       collect() {

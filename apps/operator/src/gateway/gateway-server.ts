@@ -3,38 +3,62 @@ import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import type { ProxyUsers } from './basic-auth.js';
-import { debugEnabled, type GatewayContext } from './gateway-context.js';
+import { BAN_REPORT_HEADER, debugEnabled, type GatewayContext, MEMBER_HEADER } from './gateway-context.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { GatewayStats } from './gateway-stats.js';
+import { type GatewayLimits, resolveLimits } from './limits.js';
 import {
   type CooldownListener,
   MemberTable,
   type MemberTableOptions,
   type MemberTableSettings,
 } from './member-table.js';
+import { isMemberFault } from './outcomes.js';
 import { forwardRequest, memberAgent } from './plain-http.js';
 import { type ClientIdentity, clientIdentity } from './session.js';
 import { connectTarget, openTunnel } from './tunnel.js';
 
-export { MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
+export { BAN_REPORT_HEADER, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
 
 /** What the pool's spec.gateway can change while the gateway runs. */
 export interface GatewaySettings extends MemberTableSettings {
   /** Member answers that mean "banned": the member is cooled down. */
   banStatuses?: readonly number[];
+  /**
+   * Plain HTTP without a session: `per-request` (the default) picks a member for every request,
+   * also on a keep-alive connection, spreading a crawler's requests the most; `per-connection`
+   * keeps a client connection's requests on one member while it stays eligible. Tunnels are one
+   * connection each either way.
+   */
+  rotate?: Rotate;
+}
+
+export type Rotate = 'per-request' | 'per-connection';
+export const ROTATES: readonly Rotate[] = ['per-request', 'per-connection'];
+
+function rotateSetting(r: string): Rotate {
+  if (!(ROTATES as readonly string[]).includes(r))
+    throw new GatewayConfigError(`rotate ${JSON.stringify(r)}: expected one of ${ROTATES.join(', ')}`);
+  return r as Rotate;
 }
 
 export interface GatewayOptions
   extends Omit<MemberTableOptions, 'onCooldown' | 'onRecover'>,
-    GatewaySettings {
+    GatewaySettings,
+    GatewayLimits {
   /** The pool's name: a metrics label and a log field. */
   pool: string;
   host?: string;
   port?: number;
   /** Proxy users; without them the gateway listens on loopback only. */
   users?: ProxyUsers;
-  /** How long to wait for a member's answer to CONNECT (or its response head). */
+  /** How long to wait for a member to accept the TCP connection (default 10 s); past it the member is cooled down. */
   connectTimeoutMs?: number;
+  /**
+   * How long a connected member may take to answer CONNECT or send its response head (default
+   * 60 s): past it the client gets 504 and nobody is cooled down (the origin is slow, not the member).
+   */
+  answerTimeoutMs?: number;
   /** Members tried for one connection whose connect fails (each failure cools that member down). */
   connectAttempts?: number;
   metrics?: GatewayMetrics;
@@ -44,6 +68,8 @@ export interface GatewayOptions
    * sharing) or from a shared mark.
    */
   onCooldown?: CooldownListener;
+  /** A member's cooldown ended (or the member left while cooled down). */
+  onRecover?: (member: string) => void;
 }
 
 export interface RunningGateway {
@@ -98,6 +124,12 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       );
   };
   guardUsers(opts.users);
+  let limits: Required<GatewayLimits>;
+  try {
+    limits = resolveLimits(opts);
+  } catch (err) {
+    throw new GatewayConfigError((err as Error).message);
+  }
   let users = opts.users;
   const log = (opts.logger ?? silentOpLogger).child({ pool });
   const metrics = opts.metrics ?? new GatewayMetrics();
@@ -122,6 +154,7 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     onRecover: (member) => {
       const s = stats.members.get(member);
       if (s) s.cooledDown = 0;
+      opts.onRecover?.(member);
     },
   });
   const sockets = new Set<Socket | Duplex>();
@@ -133,7 +166,10 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     log,
     debug: debugEnabled(log),
     banStatuses: banSet(opts.banStatuses ?? [403, 429]),
+    rotate: rotateSetting(opts.rotate ?? 'per-request'),
+    pinned: new WeakMap(),
     connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+    answerTimeoutMs: opts.answerTimeoutMs ?? 60_000,
     attempts: opts.connectAttempts ?? 2,
     sockets,
     authorized: (id: ClientIdentity) => !users?.size || users.check(id.user, id.password),
@@ -150,16 +186,41 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
         release();
       };
     },
-    fail(member, reason, cooldown) {
-      stats.failure(member, reason);
-      if (cooldown) members.coolDown(member, cooldown);
+    outcome(member, outcome, detail) {
+      stats.failure(member, outcome);
+      if (isMemberFault(outcome)) {
+        log.warn({ member, reason: outcome, error: detail }, 'gateway: member failed');
+        members.coolDown(member, outcome);
+      } else if (ctx.debug)
+        log.debug({ member, reason: outcome, error: detail }, 'gateway: connection ended');
     },
   };
   const agent = memberAgent();
+  let tunnels = 0;
   const realm = `Basic realm="egress-proxies ${pool}"`;
+
+  // A ban report (authenticated, checked by the caller) cools the named member down before the
+  // request is routed, so a session on it moves now. An unknown member is an error naming it.
+  const applyBanReport = (req: IncomingMessage): string | undefined => {
+    const named = req.headers[BAN_REPORT_HEADER];
+    if (named === undefined) return undefined;
+    const member = Array.isArray(named) ? named[0] : named;
+    if (!member || !members.members().some((m) => m.name === member)) {
+      stats.reject('bad-ban-report');
+      return `${BAN_REPORT_HEADER}: ${JSON.stringify(member ?? '')} is not a member of this pool; expected the name an ${MEMBER_HEADER} header gave\n`;
+    }
+    ctx.outcome(member, 'reported-ban');
+    return undefined;
+  };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
+    if (url.length > limits.maxRequestLineBytes) {
+      stats.reject('uri-too-long');
+      return void res
+        .writeHead(414, { 'content-type': 'text/plain', connection: 'close' })
+        .end(`request URL longer than ${limits.maxRequestLineBytes} bytes\n`);
+    }
     if (url.startsWith('/')) {
       // The gateway's own endpoints, for probes: alive, and ready (some member is eligible).
       if (url === '/healthz') return void res.writeHead(200).end('ok\n');
@@ -181,6 +242,8 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       stats.reject('draining');
       return void res.writeHead(503, { connection: 'close' }).end('gateway is shutting down\n');
     }
+    const badReport = applyBanReport(req);
+    if (badReport) return void res.writeHead(400, { 'content-type': 'text/plain' }).end(badReport);
     forwardRequest(ctx, agent, req, res, id);
   };
 
@@ -190,6 +253,10 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     };
     client.on('error', () => client.destroy());
     (client as Socket).setNoDelay?.(true);
+    if ((req.url?.length ?? 0) > limits.maxRequestLineBytes) {
+      stats.reject('uri-too-long');
+      return answer(414, 'URI Too Long');
+    }
     const target = connectTarget(req.url);
     if (!target) {
       stats.reject('bad-request');
@@ -204,16 +271,69 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       stats.reject('draining');
       return answer(503, 'Service Unavailable');
     }
+    const badReport = applyBanReport(req);
+    if (badReport) return answer(400, 'Bad Request');
+    if (tunnels >= limits.maxTunnels) {
+      stats.reject('tunnel-cap');
+      return answer(503, 'Service Unavailable');
+    }
+    tunnels++;
+    client.once('close', () => tunnels--);
+    // A tunnel that carries nothing either way for this long is closed (the relay writes to the
+    // client socket, so its idle timer sees both directions).
+    (client as Socket).setTimeout?.(limits.tunnelIdleTimeoutMs, () => client.destroy());
     openTunnel(ctx, client, head, target, id, answer);
   };
 
-  const server: Server = createServer({ requestTimeout: 0, noDelay: true }, onRequest);
+  const server: Server = createServer(
+    {
+      // A request body or a tunnel may last; the head may not (slowloris).
+      requestTimeout: 0,
+      headersTimeout: limits.headersTimeoutMs,
+      keepAliveTimeout: limits.idleTimeoutMs,
+      // How often Node looks for heads past their timeout: often enough that one is cut close to it.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+      maxHeaderSize: limits.maxHeaderBytes,
+      noDelay: true,
+    },
+    onRequest,
+  );
+  // At the limit new connections are closed at accept and the open ones keep being served.
+  server.maxConnections = limits.maxConnections;
   server.on('connect', onConnect);
+  const perClient = new Map<string, number>();
   server.on('connection', (s: Socket) => {
+    const ip = s.remoteAddress ?? '';
+    const n = (perClient.get(ip) ?? 0) + 1;
+    if (n > limits.maxConnectionsPerClient) {
+      stats.reject('client-cap');
+      s.on('error', () => {});
+      s.end(
+        `HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${CLIENT_CAP_TEXT.length}\r\n\r\n${CLIENT_CAP_TEXT}`,
+      );
+      s.destroySoon();
+      return;
+    }
+    perClient.set(ip, n);
     sockets.add(s);
-    s.on('close', () => sockets.delete(s));
+    s.on('close', () => {
+      sockets.delete(s);
+      const left = (perClient.get(ip) ?? 1) - 1;
+      if (left > 0) perClient.set(ip, left);
+      else perClient.delete(ip);
+    });
   });
-  server.on('clientError', (_err, s) => s.destroy());
+  // Input the parser rejects gets a clear answer where it can still be given, then the socket goes;
+  // nothing of it reaches other clients.
+  server.on('clientError', (err: NodeJS.ErrnoException, s: Duplex) => {
+    const answer = clientErrorAnswer(err, limits);
+    stats.reject(answer.reason);
+    if (s.writable && !(s as Socket).destroyed)
+      s.end(
+        `HTTP/1.1 ${answer.status}\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(answer.text)}\r\n\r\n${answer.text}`,
+      );
+    s.destroy();
+  });
   try {
     await listen(server, opts.port ?? 0, host, signal);
   } catch (err) {
@@ -233,6 +353,7 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     metrics,
     configure(s) {
       if (s.banStatuses) ctx.banStatuses = banSet(s.banStatuses);
+      if (s.rotate) ctx.rotate = rotateSetting(s.rotate);
       members.configure(s);
     },
     setUsers(next) {
@@ -259,6 +380,37 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       return closing;
     },
   };
+}
+
+const CLIENT_CAP_TEXT = 'too many connections from this address\n';
+
+/** The answer to a request the parser refused (Node's codes), and the rejection label. */
+function clientErrorAnswer(
+  err: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  limits: Required<GatewayLimits>,
+): { status: string; text: string; reason: string } {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // The head overflowed before its first line ended: it is the URL that is too long.
+    const firstLine = err.rawPacket?.indexOf('\r\n') ?? 0;
+    if (firstLine < 0 || firstLine > limits.maxRequestLineBytes)
+      return {
+        status: '414 URI Too Long',
+        text: `request URL longer than ${limits.maxRequestLineBytes} bytes\n`,
+        reason: 'uri-too-long',
+      };
+    return {
+      status: '431 Request Header Fields Too Large',
+      text: `request head larger than ${limits.maxHeaderBytes} bytes\n`,
+      reason: 'header-too-large',
+    };
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT')
+    return {
+      status: '408 Request Timeout',
+      text: `request head not complete within ${limits.headersTimeoutMs} ms\n`,
+      reason: 'header-timeout',
+    };
+  return { status: '400 Bad Request', text: 'malformed HTTP request\n', reason: 'bad-request' };
 }
 
 function listen(server: Server, port: number, host: string, signal?: AbortSignal): Promise<void> {

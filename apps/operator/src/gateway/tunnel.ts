@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connectThrough, MemberConnectError } from './connect-through.js';
 import { type GatewayContext, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
+import { worthRetrying } from './outcomes.js';
 import type { ClientIdentity } from './session.js';
 
 const TARGET = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
@@ -41,19 +42,23 @@ export function openTunnel(
     tried.add(member.name);
     let a: Awaited<ReturnType<typeof connectThrough>>;
     try {
-      a = await connectThrough(member, target, { timeoutMs: ctx.connectTimeoutMs, signal: abort.signal });
+      a = await connectThrough(member, target, {
+        timeoutMs: ctx.connectTimeoutMs,
+        answerTimeoutMs: ctx.answerTimeoutMs,
+        signal: abort.signal,
+      });
     } catch (err) {
-      if (abort.signal.aborted) return;
-      ctx.fail(member.name, 'connect', 'connect-failed');
-      const code = err instanceof MemberConnectError ? err.code : 'ERROR';
-      ctx.log.warn({ member: member.name, kind: 'connect', error: code }, 'gateway: member failed');
-      if (tried.size < ctx.attempts) return attempt();
-      return answer(502, 'Bad Gateway');
+      const outcome = err instanceof MemberConnectError ? err.outcome : 'connect-failed';
+      if (abort.signal.aborted || outcome === 'client-abort') return ctx.outcome(member.name, 'client-abort');
+      ctx.outcome(member.name, outcome, err instanceof MemberConnectError ? err.code : String(err));
+      // Only a member's own failure is worth another member: a dead target is dead for all.
+      if (worthRetrying(outcome) && tried.size < ctx.attempts) return attempt();
+      return outcome === 'target-timeout' ? answer(504, 'Gateway Timeout') : answer(502, 'Bad Gateway');
     }
     client.off('close', onClientGone);
     if (a.status !== 200) {
       a.socket.destroy();
-      if (ctx.banStatuses.has(a.status)) ctx.fail(member.name, 'status', `status-${a.status}`);
+      ctx.outcome(member.name, ctx.banStatuses.has(a.status) ? `status-${a.status}` : 'target-refused');
       return answer(a.status, 'Refused By Member');
     }
     const stats = ctx.stats.member(member.name);
@@ -75,8 +80,8 @@ export function openTunnel(
       upstream.destroy();
       client.destroy();
     };
-    upstream.on('error', () => {
-      ctx.fail(member.name, 'reset');
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      ctx.outcome(member.name, 'tunnel-reset', err.code);
       finish();
     });
     // The member's end reaches the client after every byte before it; the client's end reaches

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { request } from 'node:http';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ProxyUsers } from '../gateway/basic-auth.js';
 import { FileProxyStore } from '../standalone/file-proxy-store.js';
 import { StandalonePools } from './standalone-pools.js';
 
@@ -77,5 +79,114 @@ describe('StandalonePools: the pool view', () => {
       },
     ]);
     await store.stop();
+  });
+});
+
+describe('StandalonePools: cooldowns in the pool view', () => {
+  it('shows a member its gateway cooled down as cooledDown, says so, and says when it is back', async () => {
+    const file = join(dir, 'pool-gw.yaml');
+    const stateDir = join(dir, 'state-gw');
+    // The gateway listens (on a free port if 18083 is taken); the pool's gateway uses the view's members.
+    writeFileSync(file, poolDoc.replace('{enabled: false}', '{port: 18083, cooldown: 1s}'));
+    const pools = new StandalonePools({ stateDir });
+    const store = new FileProxyStore({
+      pools,
+      paths: [file],
+      stateDir,
+      installation: 'inst-2',
+      rescanMs: 3_600_000,
+      debounceMs: 3_600_000,
+    });
+    await store.start();
+    pools.attach(store);
+    try {
+      await pools.step();
+      const [a] = (pools.views()[0]?.members ?? []).map((m) => m.name);
+      const p = store.get(`default/${a}`);
+      if (!p) throw new Error(`no Proxy ${a} in the store`);
+      await store.updateStatus(p, { phase: 'Ready', ip: '127.0.0.5', port: 40017 });
+      await pools.step();
+      const changes: { member: string; cooledDown: boolean; reason?: string; shown?: boolean }[] = [];
+      pools.onMemberChange((c) =>
+        changes.push({
+          member: c.member,
+          cooledDown: c.cooledDown,
+          ...(c.reason ? { reason: c.reason } : {}),
+          shown: c.view.members.find((m) => m.name === c.member)?.cooledDown,
+        }),
+      );
+      pools.gateway('default/crawl')?.members.coolDown(a as string, 'status-429');
+      expect(pools.views()[0]?.members.find((m) => m.name === a)?.cooledDown).toBe(true);
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(
+        pools
+          .gateway('default/crawl')
+          ?.members.eligible()
+          .map((m) => m.name),
+      ).toEqual([a]);
+      expect(changes).toEqual([
+        { member: a, cooledDown: true, reason: 'status-429', shown: true },
+        { member: a, cooledDown: false, shown: false },
+      ]);
+    } finally {
+      await pools.stop(0);
+      await store.stop();
+    }
+  });
+});
+
+describe('StandalonePools: a gateway other machines can reach', () => {
+  it('listens on a non-loopback address with users, and asks for them', async () => {
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    // This test needs a non-loopback address; a machine without one fails it rather than skipping.
+    expect(address, 'a non-loopback IPv4 address on this machine').toBeDefined();
+    const file = join(dir, 'pool-remote.yaml');
+    const stateDir = join(dir, 'state-remote');
+    writeFileSync(file, poolDoc.replace('{enabled: false}', '{port: 18084}'));
+    const pools = new StandalonePools({
+      stateDir,
+      gatewayHost: address as string,
+      gatewayUsers: new ProxyUsers(new Map([['alice', 'wonder']])),
+    });
+    const store = new FileProxyStore({
+      pools,
+      paths: [file],
+      stateDir,
+      installation: 'inst-3',
+      rescanMs: 3_600_000,
+      debounceMs: 3_600_000,
+    });
+    await store.start();
+    pools.attach(store);
+    try {
+      await pools.step();
+      const g = pools.gateway('default/crawl');
+      expect(g?.host).toBe(address);
+      const ask = (auth?: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request({
+            host: address,
+            port: g?.port,
+            path: 'http://127.0.0.1:1/',
+            headers: auth ? { 'proxy-authorization': `Basic ${Buffer.from(auth).toString('base64')}` } : {},
+            agent: false,
+          });
+          req.on('response', (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await ask()).toBe(407);
+      expect(await ask('alice:wrong')).toBe(407);
+      // Past auth: no member is Ready yet, so the gateway itself answers 503.
+      expect(await ask('alice-session-1:wonder')).toBe(503);
+    } finally {
+      await pools.stop(0);
+      await store.stop();
+    }
   });
 });

@@ -6,6 +6,7 @@ import {
   TEMPLATE_HASH_LABEL,
 } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
+import type { ProxyUsers } from '../gateway/basic-auth.js';
 import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
 import { specSettings } from '../gateway/spec-settings.js';
@@ -34,12 +35,24 @@ export interface PoolView {
   gateway?: string;
 }
 
+/** A member of a pool under `up` entered or left cooldown; `view` is the pool as it is now. */
+export interface PoolMemberChange {
+  view: PoolView;
+  member: string;
+  cooledDown: boolean;
+  reason?: string;
+}
+
 export interface StandalonePoolsOptions {
   stateDir: string;
   logger?: OpLogger;
   /** How often pools are re-planned (members change state between scans). */
   intervalMs?: number;
   now?: () => number;
+  /** Where the gateways listen (default 127.0.0.1); off loopback startGateway requires users. */
+  gatewayHost?: string;
+  /** The gateways' proxy users (Basic auth; `<user>-session-<id>` for sessions). */
+  gatewayUsers?: ProxyUsers;
 }
 
 /**
@@ -58,6 +71,7 @@ export class StandalonePools {
   #metrics?: GatewayMetrics | undefined;
   #timer?: NodeJS.Timeout;
   #stopped = false;
+  readonly #listeners = new Set<(change: PoolMemberChange) => void>();
 
   constructor(opts: StandalonePoolsOptions) {
     this.#opts = opts;
@@ -131,6 +145,23 @@ export class StandalonePools {
         ...(g ? { gateway: g.url } : {}),
       };
     });
+  }
+
+  /**
+   * Calls `listener` when a gateway cools a member down or the cooldown ends, with the pool's
+   * view at that moment (so `up --output json` can show \`cooledDown\` members as they change).
+   * Returns the unsubscribe function.
+   */
+  onMemberChange(listener: (change: PoolMemberChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #memberChanged(key: string, member: string, cooledDown: boolean, reason?: string): void {
+    if (!this.#listeners.size) return;
+    const view = this.views().find((v) => v.key === key);
+    if (!view) return;
+    for (const l of this.#listeners) l({ view, member, cooledDown, ...(reason ? { reason } : {}) });
   }
 
   gateway(key: string): RunningGateway | undefined {
@@ -228,17 +259,23 @@ export class StandalonePools {
     const pending = this.#starting.get(key);
     if (pending) return pending;
     const gw = d.spec.gateway;
-    if (gw?.usersSecret)
+    const users = this.#opts.gatewayUsers;
+    if (gw?.usersSecret && !users)
       this.#log.warn(
         { pool: key },
-        'pool: standalone mode has no Secrets; the gateway listens on loopback without auth',
+        'pool: standalone mode has no Secrets; give up --gateway-users DIR for the gateway users (until then it listens without auth)',
       );
     const opts = {
       pool: key,
-      host: '127.0.0.1',
+      host: this.#opts.gatewayHost ?? '127.0.0.1',
+      ...(users ? { users } : {}),
       logger: this.#log,
       ...(this.#metrics ? { metrics: this.#metrics } : {}),
       ...specSettings(gw),
+      onCooldown: (member: string, reason: string, _until: number, _o: unknown, change: string) => {
+        if (change === 'started') this.#memberChanged(key, member, true, reason);
+      },
+      onRecover: (member: string) => this.#memberChanged(key, member, false),
     };
     const start = (async () => {
       const port = gw?.port ?? 8080;

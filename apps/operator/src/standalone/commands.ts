@@ -221,6 +221,8 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
       gcGraceMs: flags.gcGraceMs,
       healthIntervalMs: flags.healthIntervalMs,
       ...(flags.http ? { http: flags.http } : {}),
+      ...(flags.gatewayHost !== undefined ? { gatewayHost: flags.gatewayHost } : {}),
+      ...(flags.gatewayUsers ? { gatewayUsers: flags.gatewayUsers } : {}),
       ...(echo ? { defaultProbeTarget: echo.url } : {}),
       // A local proxy answers within milliseconds; a failed probe is retried soon.
       failedProbeRetryMs: 2000,
@@ -292,6 +294,7 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     }
     return allReady(store.records());
   };
+  let watching = false;
   const announce = async (check: boolean): Promise<boolean> => {
     redraw();
     const records = store.records().filter(notDeleting);
@@ -304,6 +307,15 @@ export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number>
     // One planning round first, so the gateway routes over every member that is Ready now.
     await sa.pools.step();
     const pool = sa.pools.views().find((p) => p.gateway);
+    // From now on a member's cooldown (and its end) is a pool record, with `cooledDown` members.
+    if (!watching)
+      sa.pools.onMemberChange((c) =>
+        view.say(
+          `pool ${c.view.key}: member ${c.member} ${c.cooledDown ? `cooled down (${c.reason})` : 'back in rotation'}`,
+          poolJson(c.view),
+        ),
+      );
+    watching = true;
     if (pool?.gateway && echo) {
       const ok = await announcePool(view, { ...pool, gateway: pool.gateway }, echo.url, check);
       redraw();

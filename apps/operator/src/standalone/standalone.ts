@@ -3,6 +3,7 @@ import type { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { silentOpLogger } from '../controller/op-logger.js';
 import type { ProxyController } from '../controller/proxy-controller.js';
 import { type CoreTuning, createOperatorCore } from '../core/operator-core.js';
+import type { ProxyUsers } from '../gateway/basic-auth.js';
 import { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import type { GcReport } from '../gc/orphan-gc.js';
 import type { OperatorMetrics } from '../metrics/metrics.js';
@@ -30,6 +31,10 @@ export interface StandaloneOptions extends CoreTuning {
   debounceMs?: number;
   rescanMs?: number;
   onIssues?: (issues: DocumentIssue[]) => void;
+  /** Where the pools' gateways listen (default loopback). */
+  gatewayHost?: string;
+  /** The pools' gateways' proxy users (required off loopback). */
+  gatewayUsers?: ProxyUsers;
   /** Extra fields for the state file (the demo target, for `status`). */
   extra?: () => { demoTarget?: string };
 }
@@ -80,7 +85,12 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
   const installation = ensureInstallation(opts.stateDir);
   log.info({ providers: providers.names(), installation }, 'standalone: providers loaded');
 
-  const pools = new StandalonePools({ stateDir: opts.stateDir, logger: log });
+  const pools = new StandalonePools({
+    stateDir: opts.stateDir,
+    logger: log,
+    ...(opts.gatewayHost !== undefined ? { gatewayHost: opts.gatewayHost } : {}),
+    ...(opts.gatewayUsers ? { gatewayUsers: opts.gatewayUsers } : {}),
+  });
   const store = new FileProxyStore({
     pools,
     paths: opts.proxyPaths,
