@@ -168,4 +168,44 @@ describe('ProxyPool controller on the API server', () => {
     });
     expect(await setStatus({ port: null })).toMatchObject({ ip: '10.0.0.7', port: member?.spec.port });
   });
+
+  it("shows each member's assigned and seen egress, and DistinctEgress False naming two Ready members seen from one address", async () => {
+    // Two members, whatever the earlier cases left.
+    expect((await patchPool({ spec: { replicas: 2, rotation: { minReady: 0 } } })).status).toBe(200);
+    await settle(3);
+    const [a, b] = (await members()).map((m) => m.metadata.name).sort();
+    expect(b).toBeDefined();
+    const setStatus = async (name: string | undefined, status: Record<string, unknown>) => {
+      const r = await cp.request(
+        'PATCH',
+        `${base}/namespaces/${NS}/proxies/${name}/status`,
+        { status },
+        {
+          contentType: 'application/merge-patch+json',
+        },
+      );
+      expect(r.status).toBe(200);
+    };
+    await setStatus(a, { phase: 'Ready', egressIP: '198.51.100.7', assignedEgress: { ipv4: '192.0.2.11' } });
+    await setStatus(b, { phase: 'Ready', egressIP: '198.51.100.7', assignedEgress: { ipv4: '192.0.2.12' } });
+    await ctl.reconcileAll(signal);
+    const st = (await pool()).status as unknown as {
+      members: { name: string; egressIP?: string; assignedEgress?: { ipv4?: string } }[];
+      conditions: { type: string; status: string; reason: string; message: string }[];
+    };
+    expect(st.members.find((m) => m.name === a)).toMatchObject({
+      egressIP: '198.51.100.7',
+      assignedEgress: { ipv4: '192.0.2.11' },
+    });
+    const distinct = st.conditions.find((c) => c.type === 'DistinctEgress');
+    expect(distinct).toMatchObject({ status: 'False', reason: 'DuplicateEgress' });
+    expect(distinct?.message).toContain(`${a} and ${b} both leave from 198.51.100.7`);
+    // Keep (the default): both stay.
+    expect((await members()).map((m) => m.metadata.name)).toEqual(expect.arrayContaining([a, b]));
+
+    await setStatus(b, { egressIP: '198.51.100.8' });
+    await ctl.reconcileAll(signal);
+    const after = (await pool()).status as unknown as { conditions: { type: string; status: string }[] };
+    expect(after.conditions.find((c) => c.type === 'DistinctEgress')?.status).toBe('True');
+  });
 });

@@ -24,7 +24,7 @@ describe('the local: block', () => {
 
   it('names a typo with a did-you-mean, a wrong type and an out-of-range value', () => {
     expect(lines({ stateDir: '/s', portRang: {} })).toEqual([
-      'local.portRang: unknown key "portRang" (did you mean "portRange"?) (known: stateDir, bindAddress, portRange, squidPath, engine, allowedSourceCIDRs, loopbackEgress)',
+      'local.portRang: unknown key "portRang" (did you mean "portRange"?) (known: stateDir, bindAddress, portRange, squidPath, engine, allowedSourceCIDRs, loopbackEgress, egress)',
     ]);
     expect(lines({ stateDir: '/s', bindAddress: 42 })).toEqual([
       'local.bindAddress: expected string, got number 42',
@@ -54,5 +54,25 @@ describe('the local: block', () => {
       'local.allowedSourceCIDRs[0]: "10.0.0.0/33" is not a CIDR (address/prefix, for example 10.0.0.0/8)',
       'local.allowedSourceCIDRs[2]: duplicate CIDR "::1/128" (first at [1])',
     ]);
+  });
+
+  it('checks the egress plan, naming each bad entry, and refuses combinations that cannot work', () => {
+    expect(lines({ stateDir: '/s', egress: { ipv4: ['192.0.2.1', 'nope'] } })).toEqual([
+      'local.egress.ipv4[1]: "nope" is not an IPv4 address, range (a.b.c.d-e.f.g.h) or CIDR (a.b.c.d/nn)',
+    ]);
+    expect(
+      lines({
+        stateDir: '/s',
+        loopbackEgress: true,
+        engine: 'squid',
+        egress: { ipv6Prefix: '2001:db8::/64' },
+      }),
+    ).toEqual([
+      'local.egress: loopbackEgress and egress both pick the outgoing address; set one of them',
+      'local.engine: egress.ipv6Prefix rotates the source address per connection, which only the node engine does; use engine node or auto',
+    ]);
+    expect(resolveConfig({ stateDir: '/s', egress: { ipv6Prefix: '2001:db8::/64' } }).egress).toEqual({
+      ipv6Prefix: '2001:db8::/64',
+    });
   });
 });

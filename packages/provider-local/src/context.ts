@@ -2,6 +2,7 @@ import type { Logger } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
 import type { LocalBackend } from './backend.js';
 import type { LocalConfig } from './config.js';
+import type { EgressPlan } from './egress-plan.js';
 import type { StatePaths } from './paths.js';
 
 /** Time budgets of one provider; each bounds a wait on the host, whatever the caller's signal. */
@@ -27,6 +28,8 @@ export const DEFAULT_TIMING: Timing = {
 export interface Shared {
   providerName: string;
   config: LocalConfig;
+  /** The expanded egress plan, when the config has one. */
+  egressPlan: EgressPlan | undefined;
   paths: StatePaths;
   timing: Timing;
   /** Serialises create and delete per instance name. */

@@ -1,10 +1,16 @@
 import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
 import type { OpContext, Shared } from './context.js';
-import { noFreeLoopbackAddressError } from './errors.js';
+import { describePlan, freePlannedIpv4 } from './egress-plan.js';
+import { egressPlanExhaustedError, noFreeLoopbackAddressError } from './errors.js';
 import { formatId, isValidName } from './id.js';
 import { isIP } from './is-ip.js';
 import { ensureRunning, resolveEngine } from './launch.js';
-import { freeLoopbackAddress, LOOPBACK_EGRESS_LOCK, loopbackAddressesInUse } from './loopback-egress.js';
+import {
+  egressHolders,
+  freeLoopbackAddress,
+  LOOPBACK_EGRESS_LOCK,
+  loopbackAddressesInUse,
+} from './loopback-egress.js';
 import { decodeState, encodeState, type InstanceRecord } from './state-file.js';
 
 /** Checks a request before any host call; every problem is Permanent and names the value. */
@@ -77,11 +83,11 @@ export async function createInstance(ctx: OpContext, req: CreateRequest): Promis
     } else {
       const engine = await resolveEngine(ctx);
       const zone = req.placement?.zone;
-      const egress = zone
-        ? undefined
-        : ctx.config.loopbackEgress
-          ? await ctx.locks.acquire(LOOPBACK_EGRESS_LOCK, { signal: ctx.signal })
-          : undefined;
+      const plan = ctx.egressPlan;
+      const allocates = !zone && (ctx.config.loopbackEgress || (plan !== undefined && plan.ipv4.length > 0));
+      const egress = allocates
+        ? await ctx.locks.acquire(LOOPBACK_EGRESS_LOCK, { signal: ctx.signal })
+        : undefined;
       try {
         record = {
           uid: req.uid,
@@ -92,8 +98,17 @@ export async function createInstance(ctx: OpContext, req: CreateRequest): Promis
           engine,
           bindAddress: ctx.config.bindAddress,
           ...(zone ? { localAddress: zone } : {}),
+          ...(plan?.ipv6Prefix ? { egressIpv6Prefix: plan.ipv6Prefix } : {}),
         };
-        if (egress) {
+        if (egress && plan && plan.ipv4.length > 0) {
+          const holders = await egressHolders(ctx);
+          const address = freePlannedIpv4(plan, new Set(holders.keys()));
+          if (!address) {
+            const inPlan = new Map([...holders].filter(([a]) => plan.ipv4.includes(a)));
+            throw egressPlanExhaustedError(ctx.providerName, describePlan(plan), plan.ipv4.length, inPlan);
+          }
+          record.localAddress = address;
+        } else if (egress) {
           const address = freeLoopbackAddress(await loopbackAddressesInUse(ctx));
           if (!address) throw noFreeLoopbackAddressError();
           record.localAddress = address;

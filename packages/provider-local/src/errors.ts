@@ -14,6 +14,8 @@ export const LocalErrorCode = {
   NoFreePort: 'NO_FREE_PORT',
   /** `loopbackEgress`: every address 127.0.0.2-254 already belongs to another proxy. */
   NoFreeLoopbackAddress: 'NO_FREE_LOOPBACK_ADDRESS',
+  /** Every IPv4 address of the egress plan belongs to another proxy. */
+  EgressPlanExhausted: 'EGRESS_PLAN_EXHAUSTED',
   /** The proxy process exited before its port accepted connections. */
   ProcessExited: 'PROCESS_EXITED',
   /** The chosen engine cannot run here (Squid not installed, the runner missing). */
@@ -79,6 +81,24 @@ export const noFreeLoopbackAddressError = () =>
       code: LocalErrorCode.NoFreeLoopbackAddress,
     },
   );
+
+/** The plan, its size and who holds it: what a user needs to free an address or grow the plan. */
+export const egressPlanExhaustedError = (
+  provider: string,
+  planDescription: string,
+  size: number,
+  holders: ReadonlyMap<string, string>,
+) => {
+  const list = [...holders].map(([address, name]) => `${name} (${address})`);
+  const shown = list.length > 10 ? [...list.slice(0, 10), `and ${list.length - 10} more`] : list;
+  return quotaExceededError(
+    `egress plan of provider ${provider} is exhausted: all ${size} of its ${planDescription} are held by live proxies: ${shown.join(', ')}; delete one or add addresses to egress.ipv4`,
+    {
+      code: LocalErrorCode.EgressPlanExhausted,
+      details: { planSize: size, holders: list.join(', ') },
+    },
+  );
+};
 
 export const processExitedError = (name: string, logDir: string, lastLog?: string) =>
   transientError(

@@ -1,7 +1,8 @@
-import type { Instance } from '@egress-proxies/contract';
+import type { Instance, InstanceEgress } from '@egress-proxies/contract';
 import { InstanceState } from '@egress-proxies/contract';
 import type { Engine } from './config.js';
 import { formatId } from './id.js';
+import { isIP } from './is-ip.js';
 import { connectAddress } from './process.js';
 import type { InstanceRecord } from './state-file.js';
 
@@ -31,5 +32,16 @@ export function toInstance(
     ...(record.installation ? { installation: record.installation } : {}),
     ...(record.port ? { port: record.port } : {}),
     ...(record.engine ? { engine: record.engine } : {}),
+    ...egressOf(record),
   };
+}
+
+/** The addresses the proxy leaves from, as recorded: its own source address and/or the prefix. */
+function egressOf(record: InstanceRecord): { egress?: InstanceEgress } {
+  const egress: InstanceEgress = {};
+  const family = record.localAddress ? isIP(record.localAddress) : 0;
+  if (family === 4) egress.ipv4 = record.localAddress;
+  if (family === 6) egress.ipv6 = record.localAddress;
+  if (record.egressIpv6Prefix) egress.ipv6Prefix = record.egressIpv6Prefix;
+  return Object.keys(egress).length > 0 ? { egress } : {};
 }

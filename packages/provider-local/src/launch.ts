@@ -13,7 +13,8 @@ const PORT_LOCK = '\0ports';
 
 /** `auto` picks Squid when its binary is found, the Node engine otherwise. */
 export async function resolveEngine(ctx: OpContext): Promise<Engine> {
-  if (ctx.config.engine === 'node') return 'node';
+  // Only the Node engine rotates the source address per connection (the schema refuses squid).
+  if (ctx.config.engine === 'node' || ctx.egressPlan?.ipv6Prefix) return 'node';
   const squid = await ctx.backend.findSquid(ctx.signal, ctx.config.squidPath);
   if (squid) return 'squid';
   if (ctx.config.engine === 'squid') {
@@ -102,7 +103,13 @@ async function launchSpec(
   return {
     command: process.execPath,
     args: nodeArgs(runtimeDir, runner),
-    files: { [NODE_PROXY_CONF]: nodeProxyConf({ ...common, host: bindAddress }) },
+    files: {
+      [NODE_PROXY_CONF]: nodeProxyConf({
+        ...common,
+        host: bindAddress,
+        ...(record.egressIpv6Prefix ? { ipv6Prefix: record.egressIpv6Prefix } : {}),
+      }),
+    },
   };
 }
 
@@ -224,6 +231,7 @@ async function startOnFreePort(
       port,
       bindAddress: base.bindAddress ?? ctx.config.bindAddress,
       localAddress: base.localAddress,
+      ipv6Prefix: base.egressIpv6Prefix,
       files: Object.keys(spec.files),
     });
     const runtimeDir = await ctx.backend.writeRuntime(ctx.signal, name, spec.files, spec.owner);

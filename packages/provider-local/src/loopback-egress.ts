@@ -19,12 +19,21 @@ export function freeLoopbackAddress(inUse: ReadonlySet<string>): string | undefi
 
 /** The outgoing addresses this provider's instances use now, from their state files. */
 export async function loopbackAddressesInUse(ctx: OpContext): Promise<Set<string>> {
-  const used = new Set<string>();
+  return new Set((await egressHolders(ctx)).keys());
+}
+
+/**
+ * Each outgoing address a live instance of this provider holds, and the instance holding it,
+ * read from the state files: the marks are the allocation table, so it survives restarts and
+ * an address returns to the pool when its instance's state file goes.
+ */
+export async function egressHolders(ctx: OpContext): Promise<Map<string, string>> {
+  const held = new Map<string, string>();
   for (const name of await ctx.backend.listStates(ctx.signal)) {
     const raw = await ctx.backend.readState(ctx.signal, name);
     if (raw === undefined) continue;
     const d = decodeState(raw);
-    if (d.kind === 'marked' && d.record.localAddress) used.add(d.record.localAddress);
+    if (d.kind === 'marked' && d.record.localAddress) held.set(d.record.localAddress, name);
   }
-  return used;
+  return held;
 }

@@ -22,6 +22,7 @@ export const localProfile: ProviderProfile = Object.freeze({
   logging: 'tiered',
   childSpans: 'span-decorator',
   backendTest: 'real-backend-in-ci',
+  egress: 'host-addresses',
   states: [InstanceState.Provisioning, InstanceState.Running, InstanceState.Stopped],
   notes: {
     readiness: 'a process starts in well under a second (Squid about one)',
@@ -33,6 +34,8 @@ export const localProfile: ProviderProfile = Object.freeze({
     notFound: 'ENOENT on the state file; a pid that is gone or reused reads as Stopped, not NotFound',
     secondaryResources: 'the runtime directory (<stateDir>/run/<name>: config, logs), removed by name',
     timeouts: 'readyTimeoutMs for create, stopGraceMs and killWaitMs for delete',
+    egress:
+      'each proxy gets its own host address from the egress plan (or 127.0.0.N with loopbackEgress, or placement.zone), recorded in its state file; with egress.ipv6Prefix the Node engine leaves from a random address of the prefix per connection',
     logging: 'V1 one line per host call and per outcome; V2 detail and the calls of polling waits',
   },
 });

@@ -23,6 +23,7 @@ import { type LocalConfig, type LocalConfigInput, resolveConfig } from './config
 import { DEFAULT_TIMING, type OpContext, type Shared, type Timing } from './context.js';
 import { createInstance } from './create.js';
 import { deleteInstance } from './delete.js';
+import { buildEgressPlan, type EgressPlan } from './egress-plan.js';
 import { getInstance } from './get.js';
 import { parseId } from './id.js';
 import type { LocalInstance } from './instance.js';
@@ -31,6 +32,15 @@ import { observe } from './observe.js';
 import { createOsBackend } from './os-backend.js';
 import { statePaths } from './paths.js';
 import { localProfile } from './profile.js';
+
+/** The config's plan, expanded; the schema already rejected a bad one. */
+function expandPlan(config: LocalConfig): EgressPlan | undefined {
+  if (!config.egress) return undefined;
+  const built = buildEgressPlan(config.egress);
+  if (!built.ok)
+    throw new Error(`egress plan passed the schema but not the expansion: ${built.issues[0]?.message}`);
+  return built.plan;
+}
 
 export const LOCAL_TYPE = 'local';
 
@@ -89,6 +99,7 @@ export class LocalProvider implements Provider, Checker {
     this.#shared = {
       providerName: this.name,
       config: this.config,
+      egressPlan: expandPlan(this.config),
       paths: statePaths(this.config.stateDir),
       timing: { ...DEFAULT_TIMING, ...options.timing },
       locks: new KeyedLock<string>(),

@@ -1,5 +1,6 @@
 import { MANAGED_VALUE } from '@egress-proxies/contract';
 import type { Engine } from './config.js';
+import { canonicalIpv6Prefix } from './egress-plan.js';
 import { isIP } from './is-ip.js';
 import { LOCAL_STATE_FIELDS, LOCAL_STATE_KIND } from './marks.js';
 
@@ -19,6 +20,8 @@ export interface InstanceRecord {
   port?: number;
   /** The source address of outgoing connections (`placement.zone`). */
   localAddress?: string;
+  /** The IPv6 prefix the Node engine rotates its source address in (the egress plan's). */
+  egressIpv6Prefix?: string;
   pid?: number;
   /** The process start time from /proc/<pid>/stat (clock ticks since boot), recorded at spawn. */
   startTime?: string;
@@ -45,6 +48,7 @@ export function encodeState(r: InstanceRecord): string {
     bindAddress: r.bindAddress,
     port: r.port,
     localAddress: r.localAddress,
+    egressIpv6Prefix: r.egressIpv6Prefix,
     pid: r.pid,
     startTime: r.startTime,
   };
@@ -57,6 +61,12 @@ const validPort = (v: unknown): number | undefined =>
 const validPid = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isInteger(v) && v > 1 ? v : undefined;
 const validIp = (v: unknown): string | undefined => (typeof v === 'string' && isIP(v) !== 0 ? v : undefined);
+
+const validIpv6Prefix = (v: unknown): string | undefined => {
+  if (typeof v !== 'string') return undefined;
+  const p = canonicalIpv6Prefix(v);
+  return p === v ? p : undefined;
+};
 
 function parseDate(v: unknown): Date | undefined {
   if (typeof v !== 'string') return undefined;
@@ -98,6 +108,7 @@ export function decodeState(text: string): DecodedState {
   set('bindAddress', validIp(o.bindAddress));
   set('port', validPort(o.port));
   set('localAddress', validIp(o.localAddress));
+  set('egressIpv6Prefix', validIpv6Prefix(o.egressIpv6Prefix));
   set('pid', validPid(o.pid));
   set('startTime', typeof o.startTime === 'string' && /^\d+$/.test(o.startTime) ? o.startTime : undefined);
   return { kind: 'marked', record };

@@ -240,6 +240,42 @@ describe('node engine on the real host', () => {
     expect(JSON.parse((await zoned()).body).remoteAddress).toBe('127.0.0.3');
   });
 
+  it('an egress plan gives each proxy its own planned address, recorded in its mark, freed on delete', async () => {
+    const plan = { ipv4: ['127.0.0.20-127.0.0.22'], exclude: ['127.0.0.21'] };
+    const { provider, config } = await setup({ egress: plan });
+    const reqs = [makeRequest(), makeRequest()];
+    // Concurrent creates: the allocation is serialized, so no two share an address.
+    const ids = await Promise.all(reqs.map((r) => provider.create(r)));
+    const instances = (await Promise.all(ids.map((id) => provider.get(id)))) as LocalInstance[];
+    const assigned = instances.map((i) => i.egress?.ipv4);
+    expect(new Set(assigned)).toEqual(new Set(['127.0.0.20', '127.0.0.22']));
+    // The far end sees the assigned address.
+    for (const inst of instances) {
+      const res = await viaProxy(inst.ip!, inst.port!, `http://127.0.0.1:${echo.port}/`);
+      expect(JSON.parse(res.body).remoteAddress).toBe(inst.egress?.ipv4);
+    }
+    expect((await provider.listByTag()).map((i) => i.egress?.ipv4).sort()).toEqual([
+      '127.0.0.20',
+      '127.0.0.22',
+    ]);
+
+    // A new provider on the same state directory (a restart) reads the allocation back from the marks.
+    const restarted = createLocalProvider(config, { name: 'local-test' });
+    const extra = makeRequest();
+    const err = await restarted.create(extra).catch((e: unknown) => e);
+    expect(ProviderError.isInstance(err) && err.kind).toBe('QuotaExceeded');
+    expect(ProviderError.isInstance(err) && err.code).toBe('EGRESS_PLAN_EXHAUSTED');
+    const message = (err as Error).message;
+    expect(message).toContain('local-test');
+    expect(message).toContain('all 2 of its 2 IPv4 addresses (127.0.0.20 .. 127.0.0.22)');
+    for (const [i, r] of reqs.entries()) expect(message).toContain(`${r.name} (${assigned[i]})`);
+
+    // Deleting one frees its address for the next create.
+    await provider.delete(ids[0] as string);
+    const again = (await restarted.get(await restarted.create(extra))) as LocalInstance;
+    expect(again.egress).toEqual({ ipv4: assigned[0] });
+  });
+
   it('refuses a zone that is not an address of this host, naming it, before touching anything', async () => {
     const { provider, stateDir } = await setup();
     const err = await provider

@@ -13,6 +13,7 @@ export const PROXY_POOL = {
 
 export const POOL_SELECTIONS = ['round-robin', 'random', 'least-connections'] as const;
 export const ON_BAN = ['Keep', 'Recycle'] as const;
+export const ON_DUPLICATE_EGRESS = ['Keep', 'Recycle'] as const;
 
 const spreadEntrySchema = s.object({
   provider: s
@@ -41,6 +42,12 @@ const rotationSchema = s
         .enum(ON_BAN)
         .default('Keep')
         .describe('Recycle: a member the gateway cooled down (connect failures, 403/429) is replaced.'),
+      onDuplicateEgress: s
+        .enum(ON_DUPLICATE_EGRESS)
+        .default('Keep')
+        .describe(
+          'Recycle: when two Ready members are seen leaving from one address, the younger is replaced (the DistinctEgress condition names them either way).',
+        ),
     },
     [],
   )
@@ -114,7 +121,11 @@ const memberSchema = s.object({
   provider: s.string().optional(),
   ip: s.string().optional(),
   port: s.integer({ minimum: 0 }).optional(),
-  egressIP: s.string().optional(),
+  egressIP: s.string().optional().describe('The address its probe target saw.'),
+  assignedEgress: s
+    .object({ ipv4: s.string().optional(), ipv6: s.string().optional(), ipv6Prefix: s.string().optional() })
+    .optional()
+    .describe('The egress addresses its provider assigned (the Proxy status.assignedEgress).'),
   createdAt: s.dateTime().optional(),
   ready: s.boolean(),
   cooledDown: s.boolean().optional(),

@@ -48,6 +48,12 @@ const probeSchema = s
     target: s
       .string({ maxLength: 2048, pattern: HTTP_URL, patternName: 'an http:// or https:// URL' })
       .describe('The URL fetched through the proxy; an echo of the caller address records the egress IP.'),
+    targetIPv6: s
+      .string({ maxLength: 2048, pattern: HTTP_URL, patternName: 'an http:// or https:// URL' })
+      .optional()
+      .describe(
+        'An IPv6-only echo URL, probed as well when the instance has both an IPv4 and an IPv6 egress assigned, so each family is verified.',
+      ),
     interval: s
       .string({ pattern: DURATION_RE, patternName: 'a duration such as 30s or 1m' })
       .default('60s')
@@ -134,6 +140,19 @@ export const proxyStatusSchema = s
       .optional()
       .describe('The port clients connect to, when the provider allocated one (else spec.port).'),
     egressIP: s.string().optional().describe('The address the probe target saw.'),
+    assignedEgress: s
+      .object({
+        ipv4: s.string().optional().describe('The IPv4 address the proxy leaves from.'),
+        ipv6: s.string().optional().describe('The IPv6 address the proxy leaves from.'),
+        ipv6Prefix: s
+          .string()
+          .optional()
+          .describe('The IPv6 prefix the proxy picks a source address in, per connection.'),
+      })
+      .optional()
+      .describe(
+        'The egress addresses the provider assigned to the instance (its egress plan); the EgressVerified condition compares them with what the probe target saw.',
+      ),
     healthy: s.boolean().optional(),
     message: s.string().optional(),
     observedGeneration: s.integer({ minimum: 0 }).optional(),

@@ -14,6 +14,7 @@ import {
 import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
 import { kubeCall } from '../store/kube-call-options.js';
 import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from './cooldown-mark.js';
+import { distinctEgressCondition } from './distinct-egress.js';
 import { observeGateway } from './gateway-service.js';
 import { memberName } from './member-name.js';
 import { planInputFor } from './plan-input.js';
@@ -49,6 +50,23 @@ const condition = (
     lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : new Date().toISOString(),
   };
 };
+
+/** DistinctEgress over the members as observed this pass (before this pass's deletions). */
+function distinctEgress(
+  members: readonly PlanMember[],
+  onDuplicate: 'Keep' | 'Recycle' | undefined,
+  old?: Condition[],
+): Condition {
+  const v = distinctEgressCondition(members, onDuplicate);
+  const prev = old?.find((c) => c.type === 'DistinctEgress');
+  return {
+    type: 'DistinctEgress',
+    status: v.status,
+    reason: v.reason,
+    message: v.message,
+    lastTransitionTime: prev?.status === v.status ? prev.lastTransitionTime : new Date().toISOString(),
+  };
+}
 
 /**
  * ProxyPools in the cluster: each pass lists the pools and their member Proxies (by label), lets
@@ -138,6 +156,7 @@ export class KubePoolController {
       ready: memberReady(p),
       templateHash: p.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
       cooledDown: cooledNow(p),
+      ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
     }));
     const recycle = pool.metadata.annotations?.[RECYCLE_ANNOTATION];
     const plan = planPool(planInputFor(spec, members, now, recycle));
@@ -236,6 +255,7 @@ export class KubePoolController {
           old,
         ),
         condition('Gateway', gw.ready, gw.reason, gw.message, old),
+        distinctEgress(members, spec.rotation?.onDuplicateEgress, old),
       ],
     };
     // A merge patch keeps a field it does not name: a gateway that went away is removed explicitly.

@@ -32,6 +32,7 @@ export function planInputFor(
     maxSurge: rotation?.maxSurge ?? 1,
     minReady: rotation?.minReady ?? 0,
     recycleBanned: rotation?.onBan === 'Recycle',
+    recycleDuplicateEgress: rotation?.onDuplicateEgress === 'Recycle',
     ...(recycle ? { recycle } : {}),
     members,
     now,

@@ -145,4 +145,17 @@ describe('planPool: rotation', () => {
     const { members } = converge(input);
     expect(members.map((x) => x.templateHash)).toEqual(['h2']);
   });
+
+  it('onDuplicateEgress Recycle replaces the younger of two Ready members seen from one address; Keep keeps both', () => {
+    const members = [
+      m('old', 1, true, { egressIP: '192.0.2.1' }),
+      m('young', 2, true, { egressIP: '192.0.2.1' }),
+      m('other', 3, true, { egressIP: '192.0.2.2' }),
+    ];
+    expect(planPool(base({ members })).doomed).toEqual([]);
+    const plan = planPool(base({ members, recycleDuplicateEgress: true }));
+    expect(plan.doomed).toEqual(['young']);
+    // Surge first: the replacement is created, the duplicate goes once it is Ready.
+    expect(plan.create).toHaveLength(1);
+  });
 });

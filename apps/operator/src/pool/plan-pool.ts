@@ -1,3 +1,4 @@
+import { duplicateEgress } from './distinct-egress.js';
 import { nextTarget, type SpreadTarget, spreadCounts, spreadKey } from './spread.js';
 
 /** A pool member as the planner sees it. */
@@ -11,6 +12,8 @@ export interface PlanMember {
   templateHash: string;
   /** The gateway cooled it down (a ban or failed connects). */
   cooledDown?: boolean;
+  /** The address its probe target saw (status.egressIP). */
+  egressIP?: string;
 }
 
 export interface PlanInput {
@@ -21,6 +24,8 @@ export interface PlanInput {
   maxSurge: number;
   minReady: number;
   recycleBanned: boolean;
+  /** `rotation.onDuplicateEgress: Recycle`: the younger of two Ready members seen from one address is replaced. */
+  recycleDuplicateEgress?: boolean;
   /** A member named by the recycle annotation. */
   recycle?: string;
   members: readonly PlanMember[];
@@ -52,7 +57,9 @@ export function removalOrder(members: readonly PlanMember[]): PlanMember[] {
  * old one goes) and never taking the Ready count below `minReady`.
  */
 export function planPool(p: PlanInput): PoolPlan {
+  const duplicates = p.recycleDuplicateEgress ? duplicateEgress(p.members).younger : new Set<string>();
   const isDoomed = (m: PlanMember) =>
+    duplicates.has(m.name) ||
     m.templateHash !== p.templateHash ||
     m.name === p.recycle ||
     (p.recycleBanned && m.cooledDown === true) ||

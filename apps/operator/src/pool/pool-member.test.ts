@@ -78,4 +78,20 @@ describe('a member as its pool lists it', () => {
       cooledDown: false,
     });
   });
+
+  it('lists the assigned and the seen egress of a member', () => {
+    const p = proxy(
+      { provider: 'kvm2' },
+      {
+        phase: 'Ready',
+        ip: '10.0.0.7',
+        egressIP: '192.0.2.11',
+        assignedEgress: { ipv4: '192.0.2.11', ipv6Prefix: '2001:db8::/64' },
+      },
+    );
+    expect(poolMemberStatus(p, { cooledDown: false })).toMatchObject({
+      egressIP: '192.0.2.11',
+      assignedEgress: { ipv4: '192.0.2.11', ipv6Prefix: '2001:db8::/64' },
+    });
+  });
 });

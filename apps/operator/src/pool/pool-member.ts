@@ -34,6 +34,7 @@ export function poolMemberStatus(
     ...(p.spec.provider ? { provider: p.spec.provider } : {}),
     ...(ip ? { ip, port: memberPort(p) } : {}),
     ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
+    ...(p.status?.assignedEgress ? { assignedEgress: { ...p.status.assignedEgress } } : {}),
     ...(createdAt ? { createdAt } : {}),
     ready: memberReady(p),
     cooledDown: o.cooledDown,

@@ -76,8 +76,89 @@ describe('StandalonePools: the pool view', () => {
             cooledDown: false,
           },
         ],
+        distinctEgress: {
+          status: 'True',
+          reason: 'DistinctEgress',
+          message: '1 Ready member leave from 1 distinct address',
+        },
       },
     ]);
+    await store.stop();
+  });
+
+  it("shows each member's assigned and seen egress, names two Ready members seen from one address, and recycles the younger on Recycle", async () => {
+    const sub = mkdtempSync(join(dir, 'dup-'));
+    const file = join(sub, 'pool.yaml');
+    const stateDir = join(sub, 'state');
+    writeFileSync(
+      file,
+      poolDoc.replace(
+        'gateway: {enabled: false}',
+        'gateway: {enabled: false}\n  rotation: {onDuplicateEgress: Recycle}',
+      ),
+    );
+    let now = Date.parse('2026-12-04T10:00:00Z');
+    const pools = new StandalonePools({ stateDir, now: () => now });
+    const store = new FileProxyStore({
+      pools,
+      paths: [file],
+      stateDir,
+      installation: 'inst-1',
+      rescanMs: 3_600_000,
+      debounceMs: 3_600_000,
+    });
+    await store.start();
+    pools.attach(store);
+    await pools.step();
+    const first = pools.views()[0]?.members.map((m) => m.name) ?? [];
+    const [a, b] = [...first].sort();
+    const setStatus = async (name: string | undefined, status: Record<string, unknown>) => {
+      const p = store.get(`default/${name}`);
+      if (!p) throw new Error(`no Proxy ${name} in the store`);
+      await store.updateStatus(p, status);
+    };
+    // Both planned distinct addresses, but the upstream sends both out through one.
+    await setStatus(a, {
+      phase: 'Ready',
+      ip: '127.0.0.1',
+      egressIP: '198.51.100.7',
+      assignedEgress: { ipv4: '192.0.2.11' },
+    });
+    await setStatus(b, {
+      phase: 'Ready',
+      ip: '127.0.0.1',
+      egressIP: '198.51.100.7',
+      assignedEgress: { ipv4: '192.0.2.12' },
+    });
+    const view = pools.views()[0];
+    expect(view?.members.map((m) => [m.name, m.assignedEgress, m.egressIP])).toEqual(
+      [
+        [a, { ipv4: '192.0.2.11' }, '198.51.100.7'],
+        [b, { ipv4: '192.0.2.12' }, '198.51.100.7'],
+      ].sort((x, y) => first.indexOf(x[0] as string) - first.indexOf(y[0] as string)),
+    );
+    expect(view?.distinctEgress).toEqual({
+      status: 'False',
+      reason: 'DuplicateEgress',
+      message: `${a} and ${b} both leave from 198.51.100.7 (recycling the younger)`,
+    });
+    // The next round replaces the younger one (created at the same time: the later name),
+    // surge first: its replacement comes now, and it goes once the replacement is Ready.
+    now += 1000;
+    await pools.step();
+    const surged = pools.views()[0]?.members.map((m) => m.name) ?? [];
+    expect(surged).toHaveLength(3);
+    const fresh = surged.find((n) => n !== a && n !== b);
+    await store.rescan();
+    await setStatus(fresh, { phase: 'Ready', ip: '127.0.0.1', egressIP: '198.51.100.8' });
+    now += 1000;
+    await pools.step();
+    expect(
+      pools
+        .views()[0]
+        ?.members.map((m) => m.name)
+        .sort(),
+    ).toEqual([a, fresh].sort());
     await store.stop();
   });
 });

@@ -12,6 +12,7 @@ import { type RunningGateway, startGateway } from '../gateway/gateway-server.js'
 import { specSettings } from '../gateway/spec-settings.js';
 import type { FileProxyStore } from '../standalone/file-proxy-store.js';
 import type { LoadedDocuments, ProxyDocument } from '../standalone/proxy-documents.js';
+import { type DistinctEgressVerdict, distinctEgressCondition } from './distinct-egress.js';
 import { type MemberRecord, type PoolState, readPoolState, writePoolState } from './member-file.js';
 import { memberName } from './member-name.js';
 import { planInputFor } from './plan-input.js';
@@ -33,6 +34,8 @@ export interface PoolView {
   members: PoolMemberStatus[];
   /** The in-process gateway's URL. */
   gateway?: string;
+  /** Whether the Ready members leave from distinct addresses, as the cluster's DistinctEgress condition says. */
+  distinctEgress?: DistinctEgressVerdict;
 }
 
 /** A member of a pool under `up` entered or left cooldown; `view` is the pool as it is now. */
@@ -143,6 +146,15 @@ export class StandalonePools {
         updated: records.filter((m) => m.templateHash === hash).length,
         members,
         ...(g ? { gateway: g.url } : {}),
+        distinctEgress: distinctEgressCondition(
+          records.map((m, i) => ({
+            name: m.name,
+            createdAt: m.createdAt,
+            ready: members[i]?.ready ?? false,
+            ...(members[i]?.egressIP ? { egressIP: members[i]?.egressIP } : {}),
+          })),
+          d.spec.rotation?.onDuplicateEgress,
+        ),
       };
     });
   }
@@ -179,8 +191,9 @@ export class StandalonePools {
       const recycle = d.annotations[RECYCLE_ANNOTATION];
       const fresh = recycle && this.#state.recycled?.[key] !== recycle ? recycle : undefined;
       const observed = members.map((m) => {
-        const { ready, cooledDown } = this.#observe(d, m);
-        return { ...m, ready, cooledDown };
+        const { ready, cooledDown, proxy } = this.#observe(d, m);
+        const egressIP = proxy.status?.egressIP;
+        return { ...m, ready, cooledDown, ...(egressIP ? { egressIP } : {}) };
       });
       const plan = planPool(planInputFor(d.spec, observed, this.#now(), fresh));
       if (fresh && plan.delete.some((x) => x.name === fresh)) {

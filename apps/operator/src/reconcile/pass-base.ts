@@ -224,6 +224,7 @@ export abstract class PassBase {
     delete this.status.ip;
     delete this.status.port;
     delete this.status.egressIP;
+    delete this.status.assignedEgress;
     delete this.status.lastProbeTime;
     this.status.healthy = false;
   }

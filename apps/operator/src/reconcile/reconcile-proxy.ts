@@ -1,10 +1,17 @@
-import { ErrorKind, type Instance, isNotFound, ProviderError } from '@egress-proxies/contract';
+import {
+  ErrorKind,
+  type Instance,
+  type InstanceEgress,
+  isNotFound,
+  ProviderError,
+} from '@egress-proxies/contract';
 import { parseDuration } from '../api/duration.js';
 import { FINALIZER, FORCE_DELETE_ANNOTATION } from '../api/group.js';
 import type { ProxyObject, ProxySpec } from '../api/proxy.js';
 import { ProxySpecError, validateProxySpec } from '../api/validate.js';
 import type { CreateOperationView } from '../operations/create-operations.js';
-import { ConditionType, getCondition } from './conditions.js';
+import { EGRESS_VERIFIED, verifyEgress } from '../probe/egress-verify.js';
+import { ConditionType, getCondition, removeCondition } from './conditions.js';
 import { instanceSpecHash } from './instance-hash.js';
 import { LifecyclePass } from './instance-lifecycle.js';
 import { isCreateOutcome, rfc3339, Stop } from './pass-base.js';
@@ -155,6 +162,7 @@ class Pass extends LifecyclePass {
     // says which, so readers of the Proxy (the gateway) need not guess from spec.port.
     if (inst.port !== undefined) this.status.port = inst.port;
     else delete this.status.port;
+    this.recordAssignedEgress(inst.egress);
     const at = inst.port !== undefined ? `${inst.ip}:${inst.port}` : inst.ip;
     // A provider that runs several proxies on one address allocates their ports.
     this.endpoint = { host: inst.ip, port: inst.port ?? spec.port };
@@ -270,6 +278,7 @@ class Pass extends LifecyclePass {
         'ProbeSucceeded',
         `${probe.target} answered in ${Math.round(result.latencyMs)} ms`,
       );
+      await this.verifyEgress(probe, host, port, result.egressIP);
       return { requeue: { type: 'after', ms: intervalMs } as Requeue, outcome: 'ok' as Outcome };
     }
     const message = `probe of ${probe.target} through ${host}:${port} failed: ${result.error ?? 'unknown error'}`;
@@ -284,6 +293,54 @@ class Pass extends LifecyclePass {
       requeue: { type: 'after', ms: Math.min(intervalMs, this.cfg.failedProbeRetryMs) } as Requeue,
       outcome: 'ok' as Outcome,
     };
+  }
+
+  /** The provider's assignment, copied into the status; dropped (with its verdict) when gone. */
+  recordAssignedEgress(egress: InstanceEgress | undefined): void {
+    const assigned: InstanceEgress = {};
+    if (egress?.ipv4) assigned.ipv4 = egress.ipv4;
+    if (egress?.ipv6) assigned.ipv6 = egress.ipv6;
+    if (egress?.ipv6Prefix) assigned.ipv6Prefix = egress.ipv6Prefix;
+    if (Object.keys(assigned).length > 0) this.status.assignedEgress = assigned;
+    else delete this.status.assignedEgress;
+  }
+
+  /**
+   * Sets EgressVerified from what the probe saw against the assignment. With both families
+   * assigned and an IPv6 target configured, that target is probed too: one target only ever
+   * shows one family. No assignment, no condition.
+   */
+  async verifyEgress(
+    probe: { targetIPv6?: string; timeout: string; retries: number },
+    host: string,
+    port: number,
+    seen: string | undefined,
+  ): Promise<void> {
+    const assigned = this.status.assignedEgress;
+    const seenList = [seen];
+    if (assigned?.ipv4 && (assigned.ipv6 || assigned.ipv6Prefix) && probe.targetIPv6) {
+      const v6 = await this.ctx.probe(
+        {
+          host,
+          port,
+          target: probe.targetIPv6,
+          timeoutMs: parseDuration(probe.timeout),
+          retries: probe.retries,
+        },
+        this.ctx.signal,
+      );
+      seenList.push(v6.ok ? v6.egressIP : undefined);
+    }
+    const verdict = verifyEgress(assigned, seenList);
+    if (!verdict) {
+      this.status.conditions = removeCondition(this.status.conditions, EGRESS_VERIFIED);
+      return;
+    }
+    const previous = getCondition(this.status.conditions, EGRESS_VERIFIED);
+    if (verdict.status === 'False' && previous?.reason !== verdict.reason) {
+      this.event('Warning', verdict.reason, verdict.message);
+    }
+    this.condition(EGRESS_VERIFIED, verdict.status, verdict.reason, verdict.message);
   }
 
   // ---------------------------------------------------------------- external

@@ -10,6 +10,8 @@ export interface NodeProxyConf {
   port: number;
   allowedSourceCIDRs: readonly string[];
   localAddress?: string;
+  /** Each outgoing IPv6 connection leaves from a random address of this prefix. */
+  ipv6Prefix?: string;
 }
 
 export function nodeProxyConf(c: NodeProxyConf): string {

@@ -59,6 +59,7 @@ function seedContext(config: LocalConfig, backend: LocalBackend, timing: Timing)
   return {
     providerName: 'seed',
     config,
+    egressPlan: undefined,
     paths: statePaths(config.stateDir),
     timing,
     locks: new KeyedLock<string>(),
