@@ -11,12 +11,24 @@ describe('ChangeFilter', () => {
     statusOnly.metadata.resourceVersion = '7';
     expect(f.changed('ns1/x', statusOnly)).toBe(false);
     const variants: Array<(q: typeof p) => void> = [
-      (q) => void (q.metadata.generation = 2),
-      (q) => void (q.metadata.deletionTimestamp = '2026-01-01T00:00:00Z'),
-      (q) => void (q.metadata.finalizers = ['egress-proxies.dev/finalizer']),
-      (q) => void (q.metadata.annotations = { 'egress-proxies.dev/force-remove-finalizer': 'true' }),
-      (q) => void (q.metadata.labels = { poke: '1' }),
-      (q) => void (q.metadata.uid = 'uid-other'),
+      (q) => {
+        q.metadata.generation = 2;
+      },
+      (q) => {
+        q.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+      },
+      (q) => {
+        q.metadata.finalizers = ['egress-proxies.dev/finalizer'];
+      },
+      (q) => {
+        q.metadata.annotations = { 'egress-proxies.dev/force-remove-finalizer': 'true' };
+      },
+      (q) => {
+        q.metadata.labels = { poke: '1' };
+      },
+      (q) => {
+        q.metadata.uid = 'uid-other';
+      },
     ];
     for (const change of variants) {
       const q = structuredClone(p);
