@@ -151,6 +151,10 @@ describe('crawler guide examples against the gateway of a pool under up', () => 
     expectRotationAndSession(await runExample(process.execPath, 'axios.mjs'));
   }, 120_000);
 
+  it('Crawlee (@crawlee/http): rotation over the three members, one member per session', async () => {
+    expectRotationAndSession(await runExample(process.execPath, 'crawlee.mjs'));
+  }, 120_000);
+
   it('Playwright (playwright-core, Debian chromium): two members without a session', async () => {
     requireChromium();
     expectBrowserRotation(await runExample(process.execPath, 'playwright.mjs'));
