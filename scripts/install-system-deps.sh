@@ -2,8 +2,8 @@
 # Debian packages the real-backend suites use: ISO readers that judge the seed ISO, libvirt with
 # QEMU and OVMF, a private sshd, Squid for the local provider, python3-libvirt for the C-client
 # baseline in the benchmarks; containerd, runc, the CNI plugins and conntrack for the test
-# cluster's node, buildah for its images; python3-requests and python3-scrapy for the crawler
-# guide's examples (docs/guides/crawlers.md), run against `up`'s gateway. Idempotent; each test
+# cluster's node, buildah for its images; python3-requests, python3-scrapy and chromium for the
+# crawler guide's examples (docs/guides/crawlers.md), run against `up`'s gateway. Idempotent; each test
 # environment also checks for what it needs.
 set -euo pipefail
 pkgs=(
@@ -11,7 +11,7 @@ pkgs=(
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils ovmf python3-libvirt
   openssh-server squid curl iproute2 dnsmasq-base debootstrap
   containerd runc containernetworking-plugins conntrack iptables buildah
-  python3-requests python3-scrapy
+  python3-requests python3-scrapy chromium
 )
 missing=()
 for p in "${pkgs[@]}"; do

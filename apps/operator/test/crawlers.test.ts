@@ -10,11 +10,12 @@ import { type RunningStandalone, startStandalone } from '../src/standalone/stand
 // The crawler guide's examples (docs/guides/crawlers/), run as a reader runs them against the
 // gateway of a pool under `up`: three members on the local provider, each leaving from its own
 // loopback address. Each example prints what the target saw; rotation must reach every member
-// and a session must stay on one. Python's come from Debian (python3-requests, python3-scrapy):
-// a machine without them fails here, naming the package.
+// and a session must stay on one. Python's come from Debian (python3-requests, python3-scrapy), as
+// does the browsers' chromium: a machine without them fails here, naming the package.
 const root = join(__dirname, '..', '..', '..');
 const examples = join(root, 'docs', 'guides', 'crawlers');
 const PYTHON = '/usr/bin/python3';
+const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'ep-crawlers-'));
 const stateDir = join(dir, 'state');
 const providersPath = join(dir, 'providers.yaml');
@@ -107,6 +108,27 @@ function expectRotationAndSession(seen: { rotating: string[]; sticky: string[] }
   expect(new Set(seen.sticky).size, `sticky: ${seen.sticky.join(', ')}`).toBe(1);
 }
 
+/**
+ * A browser example's page loads: two contexts side by side without a session leave from two
+ * members. With a session's credentials the pages load too, but are not pinned: a browser sends
+ * proxy credentials only when the proxy asks (407), and `up`'s gateway, on loopback without
+ * users, never asks. The guide says so; a gateway with users pins them like any client.
+ */
+function expectBrowserRotation(seen: { rotating: string[]; sticky: string[] }) {
+  expect(seen.rotating).toHaveLength(2);
+  expect(new Set(seen.rotating).size, `rotating: ${seen.rotating.join(', ')}`).toBe(2);
+  expect(seen.sticky).toHaveLength(2);
+}
+
+/** Debian's chromium, which the browser examples launch, or a failure naming the package. */
+function requireChromium() {
+  const r = spawnSync(CHROMIUM, ['--version'], { encoding: 'utf8' });
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `${CHROMIUM} does not run: install Debian's chromium (scripts/install-system-deps.sh)\n${r.stderr ?? r.error?.message}`,
+    );
+}
+
 /** A Debian Python module the examples need, or a failure naming the package to install. */
 function requirePython(module: string, pkg: string) {
   const r = spawnSync(PYTHON, ['-c', `import ${module}`], { encoding: 'utf8' });
@@ -119,6 +141,28 @@ function requirePython(module: string, pkg: string) {
 describe('crawler guide examples against the gateway of a pool under up', () => {
   it('undici (Node): rotation over the three members, one member per session', async () => {
     expectRotationAndSession(await runExample(process.execPath, 'undici.mjs'));
+  }, 120_000);
+
+  it('Got (Node, hpagent): rotation over the three members, one member per session', async () => {
+    expectRotationAndSession(await runExample(process.execPath, 'got.mjs'));
+  }, 120_000);
+
+  it('axios (Node): rotation over the three members, one member per session', async () => {
+    expectRotationAndSession(await runExample(process.execPath, 'axios.mjs'));
+  }, 120_000);
+
+  it('Crawlee (@crawlee/http): rotation over the three members, one member per session', async () => {
+    expectRotationAndSession(await runExample(process.execPath, 'crawlee.mjs'));
+  }, 120_000);
+
+  it('Playwright (playwright-core, Debian chromium): two members without a session', async () => {
+    requireChromium();
+    expectBrowserRotation(await runExample(process.execPath, 'playwright.mjs'));
+  }, 120_000);
+
+  it('Puppeteer (puppeteer-core, Debian chromium): two members without a session', async () => {
+    requireChromium();
+    expectBrowserRotation(await runExample(process.execPath, 'puppeteer.mjs'));
   }, 120_000);
 
   it('Python requests: rotation over the three members, one member per session', async () => {
