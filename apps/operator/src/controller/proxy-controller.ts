@@ -34,6 +34,8 @@ const PROXY_CONTROLLER = 'proxy';
 export interface ProviderLookup {
   get(name: string): ProviderHandle | undefined;
   names(): string[];
+  /** Entries whose `module:` could not be loaded (the provider set keeps them for health). */
+  failures?(): readonly { entry: { name: string }; message: string }[];
 }
 
 export interface ProxyControllerOptions {
@@ -309,6 +311,7 @@ export class ProxyController {
       now: () => new Date(opts.clock ? opts.clock.now() : Date.now()),
       provider: (n) => opts.providers.get(n),
       providerNames: () => opts.providers.names(),
+      providerLoadFailure: (n) => opts.providers.failures?.().find((f) => f.entry.name === n)?.message,
       installation: opts.installation,
       probe,
       readCloudInitSecret: (p: ProxyObject, name, key, s) =>

@@ -320,6 +320,23 @@ describe('reconcileProxy: error classes', () => {
     await d.until('Ready');
   });
 
+  it("names the load failure when the Proxy's provider is configured but its module failed to load", async () => {
+    const { handle } = referenceHandle('other');
+    const d = new Driver(newProxy({ provider: 'foo-a' }), [handle]);
+    const cause = 'provider "foo-a" (providers[0], type "foo"): module "./missing.mjs" is not found';
+    d.loadFailures.set('foo-a', cause);
+    await d.step();
+    await d.step();
+    expect(d.proxy.status?.phase).toBe('Failed');
+    expect(d.proxy.status?.message).toBe(`cannot load ${cause}`);
+    const cond = getCondition(d.proxy.status?.conditions, 'Provisioned');
+    expect(cond?.reason).toBe('ProviderLoadFailed');
+    expect(cond?.message).toContain('is not found');
+    expect(d.events.some((e) => e.reason === 'ProviderLoadFailed' && e.message.includes('missing.mjs'))).toBe(
+      true,
+    );
+  });
+
   it('backs off slowly with a QuotaExceeded condition, then clears it', async () => {
     const { handle, backend } = referenceHandle();
     const d = new Driver(newProxy(), [handle]);

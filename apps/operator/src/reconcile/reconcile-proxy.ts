@@ -84,12 +84,16 @@ class Pass extends LifecyclePass {
     this.status.observedGeneration = this.generation;
     if (!handle) {
       const names = this.ctx.providerNames();
-      const message = `provider ${JSON.stringify(providerName)} is not configured (configured: ${names.join(', ') || 'none'})`;
-      this.event('Warning', 'ProviderNotConfigured', message);
+      const loadFailure = this.ctx.providerLoadFailure?.(providerName);
+      const reason = loadFailure ? 'ProviderLoadFailed' : 'ProviderNotConfigured';
+      const message = loadFailure
+        ? `cannot load ${loadFailure}`
+        : `provider ${JSON.stringify(providerName)} is not configured (configured: ${names.join(', ') || 'none'})`;
+      this.event('Warning', reason, message);
       this.status.phase = 'Failed';
       this.status.message = message;
       this.status.failure = { generation: this.generation, providerConfig: '' };
-      this.condition(ConditionType.Provisioned, 'False', 'ProviderNotConfigured', message);
+      this.condition(ConditionType.Provisioned, 'False', reason, message);
       return { requeue: { type: 'none' } as Requeue, outcome: 'permanent' as Outcome };
     }
 

@@ -47,6 +47,8 @@ export class Driver {
   readonly handles = new Map<string, ProviderHandle>();
   last?: ReconcileResult;
   secrets = new Map<string, string>();
+  /** Provider names whose module failed to load, with the loader's message. */
+  loadFailures = new Map<string, string>();
 
   constructor(
     public proxy: ProxyObject,
@@ -67,6 +69,7 @@ export class Driver {
       now: () => new Date(this.nowMs),
       provider: (n) => this.handles.get(n),
       providerNames: () => [...this.handles.keys()],
+      providerLoadFailure: (n) => this.loadFailures.get(n),
       installation: 'install-A',
       probe: this.probe,
       readCloudInitSecret: async (_p, name, key) => {

@@ -104,6 +104,11 @@ export interface ReconcileContext {
   provider(name: string): ProviderHandle | undefined;
   /** Every configured provider name (for messages). */
   providerNames(): string[];
+  /**
+   * Why a provider entry of this name is configured but could not be loaded (its `module:`
+   * failed), or undefined; so the Proxy's own status names the cause, not only the terminal.
+   */
+  providerLoadFailure?(name: string): string | undefined;
   /** This installation's id, written into every instance's mark. */
   installation: string;
   probe: ProbeFn;
