@@ -1,6 +1,6 @@
 """Python requests: rotation through the gateway, then a sticky session.
 
-PROXY is the gateway (http://host:port), TARGET the page to fetch; prints the egress address
+PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch; prints the egress address
 the target saw for each request, as JSON.
 """
 import json
@@ -25,7 +25,7 @@ rotating = [egress(proxy) for _ in range(3)]
 
 # A username ending in -session-<id> pins the session to one member.
 parts = urlsplit(proxy)
-session_proxy = urlunsplit(parts._replace(netloc=f"crawler-session-42:x@{parts.netloc}"))
+session_proxy = urlunsplit(parts._replace(netloc=f"crawler-session-42:x@{parts.netloc.rpartition('@')[2]}"))
 sticky = [egress(session_proxy) for _ in range(3)]
 
 print(json.dumps({"rotating": rotating, "sticky": sticky}))

@@ -1,6 +1,6 @@
 """Scrapy: rotation through the gateway, then a sticky session, set per request in meta["proxy"].
 
-PROXY is the gateway (http://host:port), TARGET the page to fetch; prints the egress address
+PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch; prints the egress address
 the target saw for each request, as JSON.
 """
 import json
@@ -14,7 +14,7 @@ proxy = os.environ["PROXY"]
 target = os.environ["TARGET"]
 parts = urlsplit(proxy)
 # Scrapy's HttpProxyMiddleware turns the credentials into a Proxy-Authorization header.
-session_proxy = urlunsplit(parts._replace(netloc=f"crawler-session-42:x@{parts.netloc}"))
+session_proxy = urlunsplit(parts._replace(netloc=f"crawler-session-42:x@{parts.netloc.rpartition('@')[2]}"))
 seen = {"rotating": [], "sticky": []}
 
 

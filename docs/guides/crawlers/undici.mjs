@@ -1,5 +1,5 @@
 // Node's undici (the library behind fetch): rotation through the gateway, then a sticky session.
-// PROXY is the gateway (http://host:port), TARGET the page to fetch; prints the egress address
+// PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch; prints the egress address
 // the target saw for each request, as JSON.
 import { ProxyAgent, request } from 'undici';
 
