@@ -131,15 +131,19 @@ type BrowserSeen = { rotating: string[]; sticky: string[]; sessions: string[] };
 /**
  * What a browser example saw: two contexts side by side as the gateway's user leave from two
  * members; two with one session username leave from one, which a browser sends only because the
- * gateway asks (407); three session ids are not all pinned to one member.
+ * gateway asks (407); and the session ids the example tried (up to 12, until one left from another
+ * member than the first) are not all pinned to one member. Member names are random, so which id
+ * lands where differs per run; twelve ids all on one of three members has odds of 3^-11.
  */
 function expectBrowserSessions(seen: BrowserSeen) {
   expect(seen.rotating).toHaveLength(2);
   expect(new Set(seen.rotating).size, `rotating: ${seen.rotating.join(', ')}`).toBe(2);
   expect(seen.sticky).toHaveLength(2);
   expect(new Set(seen.sticky).size, `sticky: ${seen.sticky.join(', ')}`).toBe(1);
-  expect(seen.sessions).toHaveLength(3);
-  expect(new Set(seen.sessions).size, `sessions 1, 2, 3: ${seen.sessions.join(', ')}`).toBeGreaterThan(1);
+  expect(
+    new Set(seen.sessions).size,
+    `sessions 1..${seen.sessions.length}: ${seen.sessions.join(', ')}`,
+  ).toBe(2);
 }
 
 /** Debian's chromium, which the browser examples launch, or a failure naming the package. */

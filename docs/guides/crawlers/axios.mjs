@@ -1,7 +1,7 @@
 // axios, with its own proxy option: rotation through the gateway, then a sticky session.
-// PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch (plain HTTP; for HTTPS
-// targets give axios an https-proxy-agent as httpsAgent and proxy: false); prints the egress
-// address the target saw for each request, as JSON.
+// PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch (plain
+// HTTP; for HTTPS targets give axios an https-proxy-agent as httpsAgent and proxy: false); prints
+// the egress address the target saw for each request, as JSON.
 import { Agent } from 'node:http';
 import axios from 'axios';
 
