@@ -45,9 +45,9 @@ try {
   // challenge with them. One session username puts both contexts on one member...
   const session = (id) => ({ server, username: `crawler-session-${id}`, password: 'x' });
   const sticky = await contexts(browser, [session(42), session(42)]);
-  // ...and each session id has a member the gateway picks for it: new ids until one leaves from
-  // another member than the first (with three members, most often the second).
-  const sessions = [];
+  // ...and each session id has a member the gateway picks for it: other ids until one leaves from
+  // another member than session 42 (with three members, most often the first).
+  const sessions = [sticky[0]];
   for (let id = 1; id <= 12 && new Set(sessions).size < 2; id++)
     sessions.push(...(await contexts(browser, [session(id)])));
   console.log(JSON.stringify({ rotating, sticky, sessions }));
