@@ -1,17 +1,20 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProxyUsers } from '../src/gateway/basic-auth.js';
 import { down } from '../src/standalone/down.js';
 import { startEchoServer } from '../src/standalone/echo-server.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
 
 // The crawler guide's examples (docs/guides/crawlers/), run as a reader runs them against the
 // gateway of a pool under `up`: three members on the local provider, each leaving from its own
-// loopback address. Each example prints what the target saw; rotation must reach every member
-// and a session must stay on one. Python's come from Debian (python3-requests, python3-scrapy), as
-// does the browsers' chromium: a machine without them fails here, naming the package.
+// loopback address. The gateway requires users, as `up --gateway-users DIR` makes it: only a proxy
+// that answers 407 gets a browser's credentials, and with them its session username. Each example
+// prints what the target saw; rotation must reach every member and a session must stay on one.
+// Python's come from Debian (python3-requests, python3-scrapy), as does the browsers' chromium: a
+// machine without them fails here, naming the package.
 const root = join(__dirname, '..', '..', '..');
 const examples = join(root, 'docs', 'guides', 'crawlers');
 const PYTHON = '/usr/bin/python3';
@@ -20,12 +23,19 @@ const dir = mkdtempSync(join(tmpdir(), 'ep-crawlers-'));
 const stateDir = join(dir, 'state');
 const providersPath = join(dir, 'providers.yaml');
 const docsPath = join(dir, 'pool.yaml');
+// The users dir `up --gateway-users` reads: a file per user holding its password, the one the
+// examples give with their session usernames (`crawler-session-<id>`).
+const usersDir = join(dir, 'users');
+const USER = 'crawler';
+const PASSWORD = 'x';
 let echo: Awaited<ReturnType<typeof startEchoServer>>;
 let sa: RunningStandalone | undefined;
 let gateway: string;
 
 beforeAll(async () => {
   echo = await startEchoServer();
+  mkdirSync(usersDir);
+  writeFileSync(join(usersDir, USER), PASSWORD);
   writeFileSync(
     providersPath,
     '- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24370, max: 24399}, engine: node, loopbackEgress: true}\n',
@@ -53,13 +63,18 @@ spec:
     pollIntervalMs: 200,
     failedProbeRetryMs: 300,
     defaultProbeTarget: echo.url,
+    gatewayUsers: loadProxyUsers(usersDir),
   });
   const deadline = Date.now() + 120_000;
   for (;;) {
     await sa.pools.step();
     const v = sa.pools.views().find((p) => p.key === 'default/crawl');
     if (v?.gateway && v.ready === 3) {
-      gateway = v.gateway;
+      // The examples take the gateway's user from PROXY (http://user:password@host:port).
+      const url = new URL(v.gateway);
+      url.username = USER;
+      url.password = PASSWORD;
+      gateway = url.href.replace(/\/$/, '');
       break;
     }
     if (Date.now() > deadline) throw new Error(`the pool did not become Ready: ${JSON.stringify(v)}`);
@@ -75,7 +90,10 @@ afterAll(async () => {
 });
 
 // Asynchronously: the gateway runs in this process and must keep serving while an example runs.
-async function runExample(cmd: string, file: string): Promise<{ rotating: string[]; sticky: string[] }> {
+async function runExample<T = { rotating: string[]; sticky: string[] }>(
+  cmd: string,
+  file: string,
+): Promise<T> {
   const r = await new Promise<{ code: number | null; stdout: string; stderr: string; error?: Error }>(
     (resolve) => {
       const child = spawn(cmd, [join(examples, file)], {
@@ -108,16 +126,24 @@ function expectRotationAndSession(seen: { rotating: string[]; sticky: string[] }
   expect(new Set(seen.sticky).size, `sticky: ${seen.sticky.join(', ')}`).toBe(1);
 }
 
+type BrowserSeen = { rotating: string[]; sticky: string[]; sessions: string[] };
+
 /**
- * A browser example's page loads: two contexts side by side without a session leave from two
- * members. With a session's credentials the pages load too, but are not pinned: a browser sends
- * proxy credentials only when the proxy asks (407), and `up`'s gateway, on loopback without
- * users, never asks. The guide says so; a gateway with users pins them like any client.
+ * What a browser example saw: two contexts side by side as the gateway's user leave from two
+ * members; two with one session username leave from one, which a browser sends only because the
+ * gateway asks (407); and session 42 with the other ids the example tried (up to 12, until one left
+ * from another member) are not all pinned to one member. Member names are random, so which id lands
+ * where differs per run; thirteen ids all on one of three members has odds of 3^-12.
  */
-function expectBrowserRotation(seen: { rotating: string[]; sticky: string[] }) {
+function expectBrowserSessions(seen: BrowserSeen) {
   expect(seen.rotating).toHaveLength(2);
   expect(new Set(seen.rotating).size, `rotating: ${seen.rotating.join(', ')}`).toBe(2);
   expect(seen.sticky).toHaveLength(2);
+  expect(new Set(seen.sticky).size, `sticky: ${seen.sticky.join(', ')}`).toBe(1);
+  expect(
+    new Set(seen.sessions).size,
+    `sessions 42, 1..${seen.sessions.length - 1}: ${seen.sessions.join(', ')}`,
+  ).toBe(2);
 }
 
 /** Debian's chromium, which the browser examples launch, or a failure naming the package. */
@@ -155,14 +181,14 @@ describe('crawler guide examples against the gateway of a pool under up', () => 
     expectRotationAndSession(await runExample(process.execPath, 'crawlee.mjs'));
   }, 120_000);
 
-  it('Playwright (playwright-core, Debian chromium): two members without a session', async () => {
+  it('Playwright (playwright-core, Debian chromium): contexts rotate, one session stays on one member', async () => {
     requireChromium();
-    expectBrowserRotation(await runExample(process.execPath, 'playwright.mjs'));
+    expectBrowserSessions(await runExample<BrowserSeen>(process.execPath, 'playwright.mjs'));
   }, 120_000);
 
-  it('Puppeteer (puppeteer-core, Debian chromium): two members without a session', async () => {
+  it('Puppeteer (puppeteer-core, Debian chromium): contexts rotate, one session stays on one member', async () => {
     requireChromium();
-    expectBrowserRotation(await runExample(process.execPath, 'puppeteer.mjs'));
+    expectBrowserSessions(await runExample<BrowserSeen>(process.execPath, 'puppeteer.mjs'));
   }, 120_000);
 
   it('Python requests: rotation over the three members, one member per session', async () => {

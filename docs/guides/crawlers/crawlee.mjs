@@ -1,6 +1,7 @@
 // Crawlee (@crawlee/http's HttpCrawler, without the browser crawlers): rotation through the
-// gateway, then one Crawlee session kept on one member. PROXY is the gateway (http://host:port),
-// TARGET the page to fetch; prints the egress address the target saw for each request, as JSON.
+// gateway, then one Crawlee session kept on one member. PROXY is the gateway
+// (http://[user:password@]host:port), TARGET the page to fetch; prints the egress address the
+// target saw for each request, as JSON.
 import { Configuration, ProxyConfiguration } from '@crawlee/core';
 import { HttpCrawler } from '@crawlee/http';
 

@@ -1,6 +1,6 @@
 // Got, through hpagent's proxy agents: rotation through the gateway, then a sticky session.
-// PROXY is the gateway (http://host:port), TARGET the page to fetch; prints the egress address
-// the target saw for each request, as JSON.
+// PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch; prints the
+// egress address the target saw for each request, as JSON.
 import got from 'got';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 

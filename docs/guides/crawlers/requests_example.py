@@ -1,7 +1,7 @@
 """Python requests: rotation through the gateway, then a sticky session.
 
-PROXY is the gateway (http://host:port), TARGET the page to fetch; prints the egress address
-the target saw for each request, as JSON.
+PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch; prints the
+egress address the target saw for each request, as JSON.
 """
 import json
 import os
@@ -25,7 +25,8 @@ rotating = [egress(proxy) for _ in range(3)]
 
 # A username ending in -session-<id> pins the session to one member.
 parts = urlsplit(proxy)
-session_proxy = urlunsplit(parts._replace(netloc=f"crawler-session-42:x@{parts.netloc}"))
+host = parts.netloc.rpartition("@")[2]  # without PROXY's own user, if it has one
+session_proxy = urlunsplit(parts._replace(netloc=f"crawler-session-42:x@{host}"))
 sticky = [egress(session_proxy) for _ in range(3)]
 
 print(json.dumps({"rotating": rotating, "sticky": sticky}))

@@ -1,7 +1,7 @@
 """Scrapy: rotation through the gateway, then a sticky session, set per request in meta["proxy"].
 
-PROXY is the gateway (http://host:port), TARGET the page to fetch; prints the egress address
-the target saw for each request, as JSON.
+PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch; prints the
+egress address the target saw for each request, as JSON.
 """
 import json
 import os
@@ -14,7 +14,8 @@ proxy = os.environ["PROXY"]
 target = os.environ["TARGET"]
 parts = urlsplit(proxy)
 # Scrapy's HttpProxyMiddleware turns the credentials into a Proxy-Authorization header.
-session_proxy = urlunsplit(parts._replace(netloc=f"crawler-session-42:x@{parts.netloc}"))
+host = parts.netloc.rpartition("@")[2]  # without PROXY's own user, if it has one
+session_proxy = urlunsplit(parts._replace(netloc=f"crawler-session-42:x@{host}"))
 seen = {"rotating": [], "sticky": []}
 
 

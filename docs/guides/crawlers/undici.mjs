@@ -1,6 +1,6 @@
 // Node's undici (the library behind fetch): rotation through the gateway, then a sticky session.
-// PROXY is the gateway (http://host:port), TARGET the page to fetch; prints the egress address
-// the target saw for each request, as JSON.
+// PROXY is the gateway (http://[user:password@]host:port), TARGET the page to fetch; prints the
+// egress address the target saw for each request, as JSON.
 import { ProxyAgent, request } from 'undici';
 
 const { PROXY, TARGET } = process.env;
@@ -20,8 +20,8 @@ for (let i = 0; i < 3; i++) {
   await agent.close();
 }
 
-// A username ending in -session-<id> pins the session to one member (any password will do on
-// loopback; set the pool's users when the gateway listens elsewhere).
+// A username ending in -session-<id> pins the session to one member (any password will do on a
+// gateway without users; on one with users, the password of the user before -session-).
 const session = new URL(PROXY);
 session.username = 'crawler-session-42';
 session.password = 'x';
