@@ -59,4 +59,51 @@ describe('backoff between failed creates', () => {
       expect(gaps[i], `gap ${i + 1} (${gaps.map(Math.round).join(', ')} ms)`).toBeGreaterThanOrEqual(w - 2);
     }
   });
+
+  it('holds the backoff when something else queues the Proxy meanwhile (a provider notice, a label change)', async () => {
+    const { handle } = referenceHandle('ref');
+    const answers = ['quota', 'quota', 'transient'];
+    const at: number[] = [];
+    const h = withOverrides(handle, {
+      create: async (inner, req, o) => {
+        at.push(performance.now());
+        const a = answers.shift();
+        if (a === 'transient') throw transientError('backend busy', { code: 'BACKEND_BUSY' });
+        if (a === 'quota') throw quotaExceededError('no capacity left', { code: 'QUOTA_EXCEEDED' });
+        return inner(req, o);
+      },
+    });
+    const store = new MemoryProxyStore();
+    const transient = { baseMs: 200, maxMs: 10_000 };
+    const quota = { baseMs: 300, maxMs: 10_000 };
+    const c = new ProxyController({
+      store,
+      providers: { get: (n) => (n === 'ref' ? h : undefined), names: () => ['ref'] },
+      installation: 'install-A',
+      probe: async () => ({ ok: true, latencyMs: 1 }),
+      pollIntervalMs: 5,
+      rateLimiter: { jitter: 0, tiers: { transient, quota } },
+    });
+    store.put(newProxy({}, 'poked'));
+    c.start();
+    // Poke the key every 20 ms while it backs off: none of these may start a create early.
+    let n = 0;
+    const poke = setInterval(() => {
+      c.enqueueProviders(['ref']);
+      const p = store.get('ns1/poked');
+      if (p && n++ % 3 === 0) store.put({ ...p, metadata: { ...p.metadata, labels: { poke: String(n) } } });
+    }, 20);
+    try {
+      await until('Ready', () => store.get('ns1/poked')?.status?.phase === 'Ready');
+    } finally {
+      clearInterval(poke);
+      await c.stop();
+    }
+    expect(at).toHaveLength(4);
+    const gaps = at.slice(1).map((t, i) => t - (at[i] as number));
+    const wanted = [quota.baseMs, quota.baseMs * 2, transient.baseMs];
+    for (const [i, w] of wanted.entries()) {
+      expect(gaps[i], `gap ${i + 1} (${gaps.map(Math.round).join(', ')} ms)`).toBeGreaterThanOrEqual(w - 2);
+    }
+  });
 });

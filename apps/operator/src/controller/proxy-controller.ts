@@ -135,6 +135,8 @@ export class ProxyController {
    * already gone (finish a create nobody will delete), so it is skipped.
    */
   readonly #finalized = new Map<ProxyKey, string>();
+  /** Keys waiting out a backoff: until when, and for which generation. */
+  readonly #backoff = new Map<ProxyKey, { until: number; generation: number | undefined }>();
   /** Lets through only the store events that change what a pass acts on (not our status writes). */
   readonly #changes = new ChangeFilter();
 
@@ -231,6 +233,23 @@ export class ProxyController {
       }
       this.#finalized.delete(key);
     }
+    // A key backing off after a failure is not run early by another add (a create operation's
+    // notice, a resync, a provider change, a write that passed the change filter): only a new
+    // generation or a deletion cuts the wait short, so the documented backoff holds.
+    const hold = this.#backoff.get(key);
+    if (hold) {
+      const remaining = hold.until - this.#clockNow();
+      if (
+        remaining > 0 &&
+        hold.generation === proxy.metadata.generation &&
+        !proxy.metadata.deletionTimestamp &&
+        this.creates.peek(key) === undefined
+      ) {
+        this.queue.addAfter(key, remaining);
+        return undefined;
+      }
+      this.#backoff.delete(key);
+    }
     const started = performance.now();
     const log = this.#log.child({ proxy: key });
     return operatorTracer().startActiveSpan(
@@ -246,7 +265,7 @@ export class ProxyController {
           await this.#apply(proxy, result, log);
           if (result.endpoint && result.finalizer !== 'remove')
             this.opts.store.recordEndpoint?.(key, result.endpoint);
-          this.#requeue(key, result);
+          this.#requeue(key, result, proxy.metadata.generation);
           span.setAttribute('reconcile.outcome', outcome);
           if (result.status?.phase && result.status.phase !== proxy.status?.phase) {
             log.info(
@@ -349,12 +368,18 @@ export class ProxyController {
     }
   }
 
-  #requeue(key: ProxyKey, result: ReconcileResult): void {
+  #clockNow(): number {
+    return this.opts.clock ? this.opts.clock.now() : Date.now();
+  }
+
+  #requeue(key: ProxyKey, result: ReconcileResult, generation?: number): void {
     const r = result.requeue;
     if (r.type === 'backoff') {
-      this.queue.addRateLimited(key, r.tier);
+      const ms = this.queue.addRateLimited(key, r.tier);
+      this.#backoff.set(key, { until: this.#clockNow() + ms, generation });
       return;
     }
+    this.#backoff.delete(key);
     // Only a pass that got somewhere resets the backoff: one that merely waits on a create keeps
     // the failure count, so a create failing again backs off further (1 s, 2 s, 4 s, ...).
     if (!(r.type === 'after' && r.keepBackoff)) this.queue.forget(key);
