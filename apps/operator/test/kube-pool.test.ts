@@ -199,7 +199,10 @@ describe('ProxyPool controller on the API server', () => {
     });
     const distinct = st.conditions.find((c) => c.type === 'DistinctEgress');
     expect(distinct).toMatchObject({ status: 'False', reason: 'DuplicateEgress' });
-    expect(distinct?.message).toContain(`${a} and ${b} both leave from 198.51.100.7`);
+    // Oldest first (the younger one is what Recycle replaces): creation times, not names, order it.
+    expect(
+      [`${a} and ${b}`, `${b} and ${a}`].map((pair) => `${pair} both leave from 198.51.100.7`),
+    ).toContain(distinct?.message.match(/\S+ and \S+ both leave from 198\.51\.100\.7/)?.[0]);
     // Keep (the default): both stay.
     expect((await members()).map((m) => m.metadata.name)).toEqual(expect.arrayContaining([a, b]));
 

@@ -57,7 +57,7 @@ describe('the ProxyPool CRD on the API server', () => {
     const r = await post('ok', { replicas: 3, template: { provider: 'local' }, rotation: {}, gateway: {} });
     expect(r.status).toBe(201);
     const spec = r.json<{ spec: Record<string, Record<string, unknown>> }>().spec;
-    expect(spec.rotation).toEqual({ maxSurge: 1, minReady: 0, onBan: 'Keep' });
+    expect(spec.rotation).toEqual({ maxSurge: 1, minReady: 0, onBan: 'Keep', onDuplicateEgress: 'Keep' });
     expect(spec.gateway).toMatchObject({
       enabled: true,
       selection: 'round-robin',

@@ -174,6 +174,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
         rotations++;
       },
     });
+    const failedWithoutInstance = new Set<string>();
     const deletable = [...names];
     for (let d = 0; d < o.deletes; d++) {
       const name = deletable.splice(Math.floor(random() * deletable.length), 1)[0]!;
@@ -181,6 +182,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
         at: o.chaosMs * (0.1 + 0.8 * random()),
         what: `delete ${name}`,
         run: async () => {
+          // A Proxy latched Failed with no instance (its create failed after it was accepted, and
+          // the backoff now holds the next one) has nothing to delete, so no Deleted event is owed.
+          const before = await cp.request('GET', proxiesPath(NS, name));
+          const st = before.status === 200 ? before.json<ProxyObject>().status : undefined;
+          if (st?.phase === 'Failed' && !st.providerID) failedWithoutInstance.add(name);
           const r = await cp.request('DELETE', proxiesPath(NS, name));
           if (r.status !== 200 && r.status !== 202) throw new Error(`delete ${name}: ${r.status} ${r.body}`);
           deleted.push(name);
@@ -261,7 +267,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
         cloudClassesByName: backends.cloud.classesByName,
         events,
         ready: live,
-        deletedWithInstance: deleted.filter((n) => created.has(n)),
+        deletedWithInstance: deleted.filter((n) => created.has(n) && !failedWithoutInstance.has(n)),
         providerOf: (n) => providerOf.get(n),
         backendNameOf: (n) => backendName(NS, n),
         finalScrapes,
