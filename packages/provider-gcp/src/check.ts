@@ -1,6 +1,6 @@
-import { type CallOptions, CheckReason, type CheckResult, isAbortError } from '@egress-proxies/contract';
+import { CheckReason, type CheckResult, isAbortError } from '@egress-proxies/contract';
 import type { ComputeQuota } from './backend.js';
-import type { GcpContext } from './context.js';
+import type { Context } from './context.js';
 import { CredentialsError } from './credentials-error.js';
 import { ComputeApiError } from './errors.js';
 import { MANAGED_FILTER } from './list.js';
@@ -14,11 +14,11 @@ export const QUOTA_METRICS = ['INSTANCES', 'CPUS', 'IN_USE_ADDRESSES'] as const;
  * for instances, CPUs and in-use addresses is read too; no headroom left on one the provider needs
  * makes the result not ready with reason QuotaExceeded.
  */
-export async function check(ctx: GcpContext, opts: CallOptions = {}): Promise<CheckResult[]> {
+export async function check(ctx: Context): Promise<CheckResult[]> {
   const base = { target: ctx.cfg.project, address: ctx.address };
   const details: Record<string, string> = { project: ctx.cfg.project, ipMode: ctx.cfg.ipMode };
   try {
-    const page = await ctx.api.aggregatedListInstances(opts.signal, {
+    const page = await ctx.api.aggregatedListInstances(ctx.signal, {
       filter: MANAGED_FILTER,
       maxResults: 1,
       returnPartialSuccess: true,
@@ -35,7 +35,7 @@ export async function check(ctx: GcpContext, opts: CallOptions = {}): Promise<Ch
   for (const region of ctx.cfg.regions) {
     let quotas: ComputeQuota[];
     try {
-      quotas = (await ctx.api.getRegion(opts.signal, region)).quotas ?? [];
+      quotas = (await ctx.api.getRegion(ctx.signal, region)).quotas ?? [];
     } catch (err) {
       const f = failure(err);
       return [

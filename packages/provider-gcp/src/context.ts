@@ -1,11 +1,12 @@
 import type { KeyedLock } from '@egress-proxies/keyedlock';
+import type { OpContext } from '@egress-proxies/provider-utils';
 import type { ComputeApi } from './backend.js';
 import type { ResolvedGcpConfig } from './config.js';
 import type { FirewallManager } from './firewall.js';
 import type { OperationTracker } from './operations.js';
 
-/** What every operation module needs: built once per provider. */
-export interface GcpContext {
+/** What every operation shares: built once per provider. */
+export interface GcpState {
   /** The configured provider entry name. */
   name: string;
   cfg: ResolvedGcpConfig;
@@ -18,3 +19,6 @@ export interface GcpContext {
   /** Aggregated-list page size. */
   listPageSize: number;
 }
+
+/** One call's context: the provider's state, the call's signal and logger. */
+export interface Context extends OpContext, GcpState {}

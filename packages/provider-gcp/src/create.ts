@@ -1,5 +1,4 @@
 import {
-  type CallOptions,
   type CreateRequest,
   ErrorCode,
   ErrorKind,
@@ -8,9 +7,8 @@ import {
   transientError,
   UID_LABEL,
 } from '@egress-proxies/contract';
-import { loggerOf } from '@egress-proxies/provider-utils';
 import type { ComputeInstance, ComputeOperation } from './backend.js';
-import type { GcpContext } from './context.js';
+import type { Context } from './context.js';
 import { ComputeApiError, classify, classifyOperation } from './errors.js';
 import { formatId } from './id.js';
 import { buildInstanceBody, redactedBody } from './instance-body.js';
@@ -25,11 +23,10 @@ import { isManaged } from './to-instance.js';
  * that already failed, the next request ID is derived from the failed operation's name: a new
  * attempt, still deterministic (and after several failures in a row, from the last of them).
  */
-export async function create(ctx: GcpContext, req: CreateRequest, opts: CallOptions = {}): Promise<string> {
+export async function createInstance(ctx: Context, req: CreateRequest): Promise<string> {
   const placement = validateCreateRequest(req, ctx.cfg);
   checkMachineTypeZone(placement.machineType, placement.zone);
-  const signal = opts.signal;
-  const logger = loggerOf(opts);
+  const { signal, logger } = ctx;
   const id = formatId(placement.zone, req.name);
   try {
     return await ctx.lock.withLock(
@@ -54,7 +51,7 @@ export async function create(ctx: GcpContext, req: CreateRequest, opts: CallOpti
 }
 
 async function submit(
-  ctx: GcpContext,
+  ctx: Context,
   req: CreateRequest,
   zone: string,
   body: ComputeInstance,
@@ -110,7 +107,7 @@ async function submit(
 /** How far a create follows the chain of earlier failed attempts' request IDs. */
 const MAX_REPLAYS = 32;
 
-async function exists(ctx: GcpContext, signal: AbortSignal | undefined, zone: string, name: string) {
+async function exists(ctx: Context, signal: AbortSignal | undefined, zone: string, name: string) {
   try {
     await ctx.api.getInstance(signal, zone, name);
     return true;
@@ -121,7 +118,7 @@ async function exists(ctx: GcpContext, signal: AbortSignal | undefined, zone: st
 }
 
 /** A 409: the name exists. Ours (same or no UID) is success; anything else is refused. */
-async function adopt(ctx: GcpContext, signal: AbortSignal | undefined, zone: string, req: CreateRequest) {
+async function adopt(ctx: Context, signal: AbortSignal | undefined, zone: string, req: CreateRequest) {
   const existing = await ctx.api.getInstance(signal, zone, req.name);
   if (!isManaged(existing)) {
     throw permanentError(

@@ -1,14 +1,7 @@
-import {
-  type CallOptions,
-  ErrorCode,
-  ErrorKind,
-  type Logger,
-  transientError,
-} from '@egress-proxies/contract';
-import { loggerOf } from '@egress-proxies/provider-utils';
+import { ErrorCode, ErrorKind, type Logger, transientError } from '@egress-proxies/contract';
 import type { ComputeInstance, ComputeOperation } from './backend.js';
 import { zoneConfigured } from './config.js';
-import type { GcpContext } from './context.js';
+import type { Context } from './context.js';
 import { ComputeApiError, classify, classifyOperation } from './errors.js';
 import { parseId } from './id.js';
 import { derivedRequestId } from './labels.js';
@@ -20,10 +13,9 @@ import { isManaged } from './to-instance.js';
  * and across restarts by the request ID, derived from the instance's numeric ID, which Compute
  * answers with the running operation.
  */
-export async function remove(ctx: GcpContext, id: string, opts: CallOptions = {}): Promise<void> {
+export async function deleteInstance(ctx: Context, id: string): Promise<void> {
   const { zone, name } = parseId(id);
-  const signal = opts.signal;
-  const logger = loggerOf(opts);
+  const { signal, logger } = ctx;
   if (!zoneConfigured(ctx.cfg, zone)) {
     // Nothing this entry manages can be there; the Proxy must still be deletable.
     logger.log(1, 'delete: zone is not configured, nothing to do', { id });
@@ -43,7 +35,7 @@ export async function remove(ctx: GcpContext, id: string, opts: CallOptions = {}
 }
 
 async function deleteLocked(
-  ctx: GcpContext,
+  ctx: Context,
   zone: string,
   name: string,
   id: string,
@@ -112,7 +104,7 @@ async function deleteLocked(
 
 /** The operation, or undefined once Compute no longer keeps it. */
 async function operationOrGone(
-  ctx: GcpContext,
+  ctx: Context,
   signal: AbortSignal | undefined,
   zone: string,
   name: string,

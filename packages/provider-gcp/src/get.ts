@@ -1,5 +1,4 @@
 import {
-  type CallOptions,
   ErrorCode,
   ErrorKind,
   type Instance,
@@ -7,10 +6,9 @@ import {
   notFoundError,
   permanentError,
 } from '@egress-proxies/contract';
-import { loggerOf } from '@egress-proxies/provider-utils';
 import type { ComputeOperation } from './backend.js';
 import { zoneConfigured } from './config.js';
-import type { GcpContext } from './context.js';
+import type { Context } from './context.js';
 import { ComputeApiError, classify, classifyOperation } from './errors.js';
 import { formatId, parseId } from './id.js';
 import { isManaged, toInstance } from './to-instance.js';
@@ -21,10 +19,9 @@ import { isManaged, toInstance } from './to-instance.js';
  * running -> Provisioning, otherwise NotFound. An instance without the managed label is
  * NotFound: it is not ours.
  */
-export async function get(ctx: GcpContext, id: string, opts: CallOptions = {}): Promise<Instance> {
+export async function getInstance(ctx: Context, id: string): Promise<Instance> {
   const { zone, name } = parseId(id);
-  const signal = opts.signal;
-  const logger = loggerOf(opts);
+  const { signal, logger } = ctx;
   if (!zoneConfigured(ctx.cfg, zone)) {
     throw permanentError(
       `zone ${zone} of ${id} is not one of the configured zones (${ctx.cfg.zones?.join(', ')})`,

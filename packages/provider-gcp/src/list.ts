@@ -1,5 +1,4 @@
 import {
-  type CallOptions,
   ErrorCode,
   ErrorKind,
   type Instance,
@@ -7,9 +6,8 @@ import {
   MANAGED_VALUE,
   permanentError,
 } from '@egress-proxies/contract';
-import { loggerOf } from '@egress-proxies/provider-utils';
 import { zoneConfigured } from './config.js';
-import type { GcpContext } from './context.js';
+import type { Context } from './context.js';
 import { classify } from './errors.js';
 import { lastSegment } from './id.js';
 import { isManaged, toInstance } from './to-instance.js';
@@ -21,9 +19,9 @@ export const MANAGED_FILTER = `labels.${MANAGED_LABEL} = "${MANAGED_VALUE}"`;
  * `returnPartialSuccess`: a zone Compute cannot read right now is left out (list-partial:
  * omit-unreachable) and named in a V1 log line, instead of failing the whole list.
  */
-export async function listByTag(ctx: GcpContext, opts: CallOptions = {}): Promise<Instance[]> {
+export async function listInstances(ctx: Context): Promise<Instance[]> {
   try {
-    return await listAll(ctx, opts);
+    return await listAll(ctx);
   } catch (err) {
     // A 404 on the project-wide list means the project itself is missing: a config error.
     const c = classify(err);
@@ -38,9 +36,8 @@ export async function listByTag(ctx: GcpContext, opts: CallOptions = {}): Promis
   }
 }
 
-async function listAll(ctx: GcpContext, opts: CallOptions): Promise<Instance[]> {
-  const signal = opts.signal;
-  const logger = loggerOf(opts);
+async function listAll(ctx: Context): Promise<Instance[]> {
+  const { signal, logger } = ctx;
   const out: Instance[] = [];
   const unreachable = new Set<string>();
   let pageToken: string | undefined;

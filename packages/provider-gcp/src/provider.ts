@@ -1,17 +1,7 @@
-import type {
-  CallOptions,
-  Checker,
-  CheckResult,
-  CreateRequest,
-  Instance,
-  LogFields,
-  Logger,
-  Provider,
-  ProviderProfile,
-} from '@egress-proxies/contract';
+import type { Checker, Logger, Provider } from '@egress-proxies/contract';
 import { ErrorCode, permanentError, wrapError } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import { createOperationRunner, instanceFields } from '@egress-proxies/provider-utils';
+import { defineProvider } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import { createAuth, type RequestAuth } from './auth.js';
@@ -19,14 +9,14 @@ import type { ComputeApi } from './backend.js';
 import { currentLogger, runWithLogger } from './call-context.js';
 import { check } from './check.js';
 import { type GcpConfigInput, parseGcpConfig, type ResolvedGcpConfig } from './config.js';
-import type { GcpContext } from './context.js';
-import { create } from './create.js';
-import { remove } from './delete.js';
+import type { Context, GcpState } from './context.js';
+import { createInstance } from './create.js';
+import { deleteInstance } from './delete.js';
 import { classify } from './errors.js';
 import { FirewallManager, firewallRuleName } from './firewall.js';
-import { get } from './get.js';
+import { getInstance } from './get.js';
 import { parseId } from './id.js';
-import { listByTag } from './list.js';
+import { listInstances } from './list.js';
 import { observeComputeApi } from './observe.js';
 import { OperationTracker } from './operations.js';
 import { gcpProfile } from './profile.js';
@@ -101,7 +91,7 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
     });
   const api = observeComputeApi(raw, currentLogger, options.tracer ? { tracer: options.tracer } : {});
   const ruleName = firewallRuleName(name);
-  const ctx: GcpContext = {
+  const state: GcpState = {
     name,
     cfg,
     api,
@@ -112,63 +102,34 @@ export function createGcpProvider(config: GcpConfigInput, options: GcpProviderOp
     listPageSize: options.listPageSize ?? 500,
   };
 
-  let closed = false;
-  const runner = createOperationRunner({
+  return defineProvider({
+    type: 'gcp',
     name,
+    profile: gcpProfile,
     logger: options.logger,
-    isClosed: () => closed,
     classify: (err) => classify(err),
     // Every request takes the call's signal, so nothing needs racing.
     raceSignal: false,
-  });
-  // The call's logger also rides the async context, for the transport wrapper's lines.
-  const run = <T>(
-    operation: string,
-    opts: CallOptions | undefined,
-    fn: (o: CallOptions) => Promise<T>,
-    fields?: LogFields,
-  ): Promise<T> =>
-    runner.run(
-      operation,
-      opts,
-      (call) => runWithLogger(call.logger, () => fn({ ...opts, logger: call.logger })),
-      fields,
-    );
-  const about = (id: string) => instanceFields(() => parseId(id).name);
-
-  return {
-    name,
-    type: 'gcp',
-    profile: gcpProfile satisfies ProviderProfile,
-    config: cfg,
-    firewallRule: ruleName,
-    create: (req: CreateRequest, opts?: CallOptions) =>
-      run(
-        'create',
-        opts,
-        (o) => create(ctx, req, o),
-        instanceFields(() => req.name),
-      ),
-    get: (id: string, opts?: CallOptions): Promise<Instance> =>
-      run('get', opts, (o) => get(ctx, id, o), about(id)),
-    delete: (id: string, opts?: CallOptions) => run('delete', opts, (o) => remove(ctx, id, o), about(id)),
-    listByTag: (opts?: CallOptions) => run('listByTag', opts, (o) => listByTag(ctx, o)),
-    check: (opts?: CallOptions): Promise<CheckResult[]> => {
-      // The same stable code as every other call after close (contract 2.12).
-      if (closed) return Promise.reject(runner.closedError('check'));
-      const logger = runner.loggerFor('check', opts);
-      return runWithLogger(logger, async () => {
-        const results = await check(ctx, { ...opts, logger });
+    nameOfId: (id) => parseId(id).name,
+    context: (call): Context => ({ ...state, ...call }),
+    // The call's logger also rides the async context, for the transport wrapper's lines.
+    around: (ctx, fn) => runWithLogger(ctx.logger, fn),
+    ops: {
+      create: createInstance,
+      get: getInstance,
+      delete: deleteInstance,
+      listByTag: listInstances,
+      check: async (ctx) => {
+        const results = await check(ctx);
         for (const r of results) {
-          logger.log(1, 'gcp project checked', { project: r.target, ready: r.ready, reason: r.reason });
+          ctx.logger.log(1, 'gcp project checked', { project: r.target, ready: r.ready, reason: r.reason });
         }
         return results;
-      });
+      },
     },
-    async close() {
-      if (closed) return;
-      closed = true;
+    close: async () => {
       await raw.close?.();
     },
-  };
+    extra: { config: cfg, firewallRule: ruleName },
+  });
 }

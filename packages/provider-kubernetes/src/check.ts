@@ -1,12 +1,6 @@
-import {
-  CheckReason,
-  type CheckResult,
-  ErrorCode,
-  isAbortError,
-  type Logger,
-} from '@egress-proxies/contract';
+import { CheckReason, type CheckResult, ErrorCode, isAbortError } from '@egress-proxies/contract';
 import { KubeApiError } from './api-error.js';
-import type { KubeContext } from './context.js';
+import type { Context } from './context.js';
 import { classify } from './errors.js';
 
 /** This provider's own Checker reason: the kubeconfig cannot be loaded or names no cluster. */
@@ -37,11 +31,8 @@ function reasonOf(err: unknown, signal: AbortSignal | undefined): string {
  * version, the namespace asked about and `pods.<verb>: allowed|denied` for each verb, filled in as
  * far as the check got. An expired signal gives `Timeout`, never a rejection.
  */
-export async function check(
-  ctx: KubeContext,
-  signal: AbortSignal | undefined,
-  logger: Logger,
-): Promise<CheckResult[]> {
+export async function check(ctx: Context): Promise<CheckResult[]> {
+  const { signal, logger } = ctx;
   const details: Record<string, string> = {};
   const result = (ready: boolean, reason: string, message: string): CheckResult[] => {
     logger.log(1, 'check', { target: CHECK_TARGET, ready, reason });

@@ -1,9 +1,10 @@
 import type { KeyedLock } from '@egress-proxies/keyedlock';
+import type { OpContext } from '@egress-proxies/provider-utils';
 import type { KubeBackend } from './backend.js';
 import type { KubernetesConfig } from './config.js';
 
-/** What every operation module needs; built once per provider. */
-export interface KubeContext {
+/** What every operation shares; built once per provider. */
+export interface KubeState {
   /** The configured provider entry name. */
   name: string;
   cfg: KubernetesConfig;
@@ -14,3 +15,6 @@ export interface KubeContext {
   /** Page size for listByTag. */
   listPageSize: number;
 }
+
+/** One call's context: the provider's state, the call's signal and logger. */
+export interface Context extends OpContext, KubeState {}

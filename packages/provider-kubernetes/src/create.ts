@@ -1,14 +1,13 @@
 import {
   type CreateRequest,
   ErrorCode,
-  type Logger,
   permanentError,
   transientError,
   UID_LABEL,
 } from '@egress-proxies/contract';
 import { KubeApiError } from './api-error.js';
 import type { PodView } from './backend.js';
-import type { KubeContext } from './context.js';
+import type { Context } from './context.js';
 import { classify, KubeErrorCode } from './errors.js';
 import { formatId } from './id.js';
 import { isMarked } from './instance.js';
@@ -21,12 +20,8 @@ import { buildPod } from './pod.js';
  * left untouched. Creates of one name are serialised in this process; across processes the API
  * server's AlreadyExists gives the same outcome.
  */
-export async function create(
-  ctx: KubeContext,
-  req: CreateRequest,
-  signal: AbortSignal | undefined,
-  logger: Logger,
-): Promise<string> {
+export async function createInstance(ctx: Context, req: CreateRequest): Promise<string> {
+  const { signal, logger } = ctx;
   const pod = buildPod(req, ctx.cfg);
   const ref = { namespace: pod.metadata?.namespace ?? req.namespace, name: req.name };
   const id = formatId(ref);

@@ -1,7 +1,6 @@
-import type { Logger } from '@egress-proxies/contract';
 import { KubeApiError } from './api-error.js';
 import type { PodView } from './backend.js';
-import type { KubeContext } from './context.js';
+import type { Context } from './context.js';
 import { classify } from './errors.js';
 import { parseId } from './id.js';
 import { isMarked } from './instance.js';
@@ -14,12 +13,8 @@ const isStatus = (err: unknown, status: number) => KubeApiError.isInstance(err) 
  * ours, so ours is gone). The delete carries the Pod's own metadata.uid as a precondition, so a
  * Pod recreated under the same name meanwhile is never removed by mistake.
  */
-export async function remove(
-  ctx: KubeContext,
-  id: string,
-  signal: AbortSignal | undefined,
-  logger: Logger,
-): Promise<void> {
+export async function deleteInstance(ctx: Context, id: string): Promise<void> {
+  const { signal, logger } = ctx;
   const ref = parseId(id);
   await ctx.lock.withLock(
     id,

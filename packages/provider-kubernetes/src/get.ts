@@ -1,18 +1,14 @@
-import { type Instance, type Logger, notFoundError } from '@egress-proxies/contract';
-import type { KubeContext } from './context.js';
+import { type Instance, notFoundError } from '@egress-proxies/contract';
+import type { Context } from './context.js';
 import { classify } from './errors.js';
 import { parseId } from './id.js';
 import { isMarked, toInstance } from './instance.js';
 
 /** Reads one Pod; NotFound when it is absent or carries no managed mark. */
-export async function get(
-  ctx: KubeContext,
-  id: string,
-  signal: AbortSignal | undefined,
-  logger: Logger,
-): Promise<Instance> {
+export async function getInstance(ctx: Context, id: string): Promise<Instance> {
+  const { signal, logger } = ctx;
   const ref = parseId(id);
-  let pod: Awaited<ReturnType<KubeContext['backend']['readPod']>>;
+  let pod: Awaited<ReturnType<Context['backend']['readPod']>>;
   try {
     pod = await ctx.backend.readPod(signal, ref.namespace, ref.name);
   } catch (err) {

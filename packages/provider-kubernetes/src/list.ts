@@ -1,6 +1,6 @@
-import { type Instance, type Logger, MANAGED_LABEL, MANAGED_VALUE } from '@egress-proxies/contract';
+import { type Instance, MANAGED_LABEL, MANAGED_VALUE } from '@egress-proxies/contract';
 import { throwIfAborted } from '@egress-proxies/provider-utils';
-import type { KubeContext } from './context.js';
+import type { Context } from './context.js';
 import { classify } from './errors.js';
 import { isMarked, toInstance } from './instance.js';
 
@@ -11,18 +11,15 @@ export const MANAGED_SELECTOR = `${MANAGED_LABEL}=${MANAGED_VALUE}`;
  * Every Pod carrying the managed mark: across all namespaces under the `proxy` namespace
  * policy, in the configured namespace under `fixed`. Paginated; a failed page fails the list.
  */
-export async function listByTag(
-  ctx: KubeContext,
-  signal: AbortSignal | undefined,
-  logger: Logger,
-): Promise<Instance[]> {
+export async function listInstances(ctx: Context): Promise<Instance[]> {
+  const { signal, logger } = ctx;
   const namespace = ctx.cfg.namespacePolicy === 'fixed' ? ctx.cfg.namespace : undefined;
   const out: Instance[] = [];
   let continueToken: string | undefined;
   let pages = 0;
   do {
     throwIfAborted(signal);
-    let page: Awaited<ReturnType<KubeContext['backend']['listPods']>>;
+    let page: Awaited<ReturnType<Context['backend']['listPods']>>;
     try {
       page = await ctx.backend.listPods(signal, {
         labelSelector: MANAGED_SELECTOR,

@@ -1,6 +1,6 @@
 import { CheckReason, type CheckResult, ErrorCode, ProviderError } from '@egress-proxies/contract';
 import { ApiError } from './api-error.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 import { readToken } from './credentials.js';
 import { isNetworkError, isTlsVerifyError } from './errors.js';
 
@@ -26,21 +26,22 @@ class CheckFailure extends Error {
 }
 
 /** One result per configured node, in config order, probed concurrently on the shared client. */
-export async function check(ctx: Ctx, address: string, tokenFile: string): Promise<CheckResult[]> {
-  return Promise.all(ctx.cfg.nodes.map((node) => checkNode(ctx, node, address, tokenFile)));
+export async function check(ctx: Context): Promise<CheckResult[]> {
+  const address = new URL(ctx.cfg.url).host;
+  return Promise.all(ctx.cfg.nodes.map((node) => checkNode(ctx, node, address, ctx.cfg.tokenFile)));
 }
 
 async function checkNode(
-  parent: Ctx,
+  parent: Context,
   node: string,
   address: string,
   tokenFile: string,
 ): Promise<CheckResult> {
   const round = AbortSignal.any([parent.signal, AbortSignal.timeout(parent.budgets.checkMs)]);
-  const ctx: Ctx = { ...parent, signal: round };
+  const ctx: Context = { ...parent, signal: round };
   const details: Record<string, string> = { isoStorage: ctx.cfg.isoStorage };
   const result = (ready: boolean, reason: string, message: string): CheckResult => {
-    ctx.log.log(1, 'proxmox node checked', { node, ready, reason });
+    ctx.logger.log(1, 'proxmox node checked', { node, ready, reason });
     return { target: node, address, ready, reason, message, details };
   };
   try {
@@ -72,7 +73,7 @@ export function checkReason(err: unknown): string {
 }
 
 async function probeNode(
-  ctx: Ctx,
+  ctx: Context,
   node: string,
   tokenFile: string,
   details: Record<string, string>,

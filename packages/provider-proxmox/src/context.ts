@@ -1,6 +1,5 @@
-import type { Logger } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
-import type { EgressPlan } from '@egress-proxies/provider-utils';
+import type { EgressPlan, OpContext } from '@egress-proxies/provider-utils';
 import type { Backend } from './backend.js';
 import type { ProxmoxConfig } from './config.js';
 import type { Pending } from './egress.js';
@@ -27,11 +26,12 @@ export interface Budgets {
 }
 
 /** Everything one provider call needs; built per call so the logger and signal are the caller's. */
-export interface Ctx {
+export interface Context extends OpContext {
   provider: string;
   cfg: ProxmoxConfig;
+  /** The backend, its calls logged to the call's logger. */
   api: Backend;
-  log: Logger;
+  /** Never absent here: a call without one gets a signal that never aborts. */
   signal: AbortSignal;
   budgets: Budgets;
   names: KeyedLock<string>;

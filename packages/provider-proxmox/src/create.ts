@@ -1,6 +1,6 @@
 import { type CreateRequest, ErrorCode, permanentError, transientError } from '@egress-proxies/contract';
 import type { ClusterResource, VmConfig } from './backend.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 import { nicFromMark, type PlannedNic, planFor, withAllocation } from './egress.js';
 import { isAlreadyExists, isAlreadyRunning, isNotExist } from './errors.js';
 import { formatProviderId } from './id.js';
@@ -19,9 +19,9 @@ interface Found {
 }
 
 /** Create: placement first (no request), then everything under the per-name lock. */
-export async function create(ctx: Ctx, req: CreateRequest): Promise<string> {
+export async function createInstance(ctx: Context, req: CreateRequest): Promise<string> {
   const p = resolvePlacement(ctx.cfg, req);
-  ctx.log.log(2, 'proxmox create resolved', {
+  ctx.logger.log(2, 'proxmox create resolved', {
     name: req.name,
     node: p.node,
     template: p.template,
@@ -31,7 +31,7 @@ export async function create(ctx: Ctx, req: CreateRequest): Promise<string> {
   return ctx.names.withLock(req.name, () => createLocked(ctx, req, p), { signal: ctx.signal });
 }
 
-async function createLocked(ctx: Ctx, req: CreateRequest, p: ResolvedPlacement): Promise<string> {
+async function createLocked(ctx: Context, req: CreateRequest, p: ResolvedPlacement): Promise<string> {
   const resources = await ctx.api.clusterResources(ctx.signal);
   const adopted = await adoptByName(ctx, req, resources);
   if (adopted) return ensureRunning(ctx, req, p, adopted, true, markedNic(ctx, adopted));
@@ -53,14 +53,14 @@ async function createLocked(ctx: Ctx, req: CreateRequest, p: ResolvedPlacement):
 }
 
 /** An adopted VM keeps what its mark recorded: a retried create delivers the same address. */
-function markedNic(ctx: Ctx, vm: Found): PlannedNic | undefined {
+function markedNic(ctx: Context, vm: Found): PlannedNic | undefined {
   const mark = parseDescription(typeof vm.cfg.description === 'string' ? vm.cfg.description : undefined);
   return nicFromMark(ctx, vm.node, mark.egress, mark.mac);
 }
 
 /** Two VMs with our name are Permanent; one goes through the ownership check. */
 async function adoptByName(
-  ctx: Ctx,
+  ctx: Context,
   req: CreateRequest,
   resources: ClusterResource[],
 ): Promise<Found | undefined> {
@@ -83,7 +83,12 @@ async function adoptByName(
  * then adopts our name with our mark and a matching or empty UID, returns undefined for another
  * name (probe past it), and refuses our name without the mark, with another UID, or hibernated.
  */
-async function inspect(ctx: Ctx, req: CreateRequest, node: string, vmid: number): Promise<Found | undefined> {
+async function inspect(
+  ctx: Context,
+  req: CreateRequest,
+  node: string,
+  vmid: number,
+): Promise<Found | undefined> {
   const cfg = await waitUnlocked(ctx, node, vmid, { waitOnClone: false });
   if (cfg.name !== req.name) return undefined;
   const mark = parseDescription(typeof cfg.description === 'string' ? cfg.description : undefined);
@@ -118,7 +123,7 @@ interface Template {
 
 /** Every template check runs before any clone, so a bad template never leaves a VM behind. */
 async function checkTemplate(
-  ctx: Ctx,
+  ctx: Context,
   p: ResolvedPlacement,
   resources: ClusterResource[],
 ): Promise<Template> {
@@ -154,7 +159,7 @@ async function checkTemplate(
   return checkTemplateConfig(ctx, where, p, { node: entry.node, cfg });
 }
 
-function checkTemplateConfig(ctx: Ctx, where: string, p: ResolvedPlacement, t: Template): Template {
+function checkTemplateConfig(ctx: Context, where: string, p: ResolvedPlacement, t: Template): Template {
   const { cfg } = t;
   if (Number(cfg.template) !== 1)
     throw permanentError(`${where} is a VM, not a template`, { code: 'TEMPLATE_INVALID' });
@@ -190,7 +195,7 @@ function checkTemplateConfig(ctx: Ctx, where: string, p: ResolvedPlacement, t: T
  * (unless its listed name is someone else's: skipped without waiting on its lock).
  */
 async function allocate(
-  ctx: Ctx,
+  ctx: Context,
   req: CreateRequest,
   p: ResolvedPlacement,
   resources: ClusterResource[],
@@ -245,7 +250,7 @@ async function allocate(
 }
 
 async function clone(
-  ctx: Ctx,
+  ctx: Context,
   req: CreateRequest,
   p: ResolvedPlacement,
   templateNode: string,
@@ -280,7 +285,7 @@ async function clone(
  * (always rebuilt), the config, a resize when the disk is smaller, the start, and running.
  */
 async function ensureRunning(
-  ctx: Ctx,
+  ctx: Context,
   req: CreateRequest,
   p: ResolvedPlacement,
   vm: Found,
@@ -292,7 +297,7 @@ async function ensureRunning(
   if (adopted) {
     const st = await ctx.api.vmStatus(ctx.signal, vm.node, vm.vmid);
     if (st.status === 'running') {
-      ctx.log.log(1, 'proxmox vm ensured running', {
+      ctx.logger.log(1, 'proxmox vm ensured running', {
         vmid: vm.vmid,
         name: req.name,
         node: vm.node,
@@ -331,7 +336,7 @@ async function ensureRunning(
     // The seed's network config matches the NIC by this MAC.
     params.net0 = nic ? pinMac(onBridge, nic.mac) : onBridge;
   }
-  ctx.log.log(2, 'proxmox vm config', {
+  ctx.logger.log(2, 'proxmox vm config', {
     vmid: vm.vmid,
     node: vm.node,
     cores: params.cores,
@@ -358,6 +363,6 @@ async function ensureRunning(
     }
   }
   await waitRunning(ctx, vm.node, vm.vmid);
-  ctx.log.log(1, 'proxmox vm ensured running', { vmid: vm.vmid, name: req.name, node: vm.node, adopted });
+  ctx.logger.log(1, 'proxmox vm ensured running', { vmid: vm.vmid, name: req.name, node: vm.node, adopted });
   return id;
 }

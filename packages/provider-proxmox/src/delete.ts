@@ -1,5 +1,5 @@
 import { isPermanent } from '@egress-proxies/contract';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 import { classify, isNotExist } from './errors.js';
 import { parseProviderId } from './id.js';
 import { parseDescription } from './marks.js';
@@ -12,12 +12,12 @@ import { waitTask } from './task.js';
  * destroy: a destroyed VM is NotFound to Get and nothing would call Delete again for its seed.
  * With no VM of ours, the seed is deleted on every configured node.
  */
-export async function del(ctx: Ctx, id: string): Promise<void> {
+export async function deleteInstance(ctx: Context, id: string): Promise<void> {
   const { vmid, name } = parseProviderId(id);
   await ctx.names.withLock(name, () => destroy(ctx, vmid, name), { signal: ctx.signal });
 }
 
-async function destroy(ctx: Ctx, vmid: number, name: string): Promise<void> {
+async function destroy(ctx: Context, vmid: number, name: string): Promise<void> {
   const e = await resolve(ctx, vmid);
   if (!e) return deleteSeedEverywhere(ctx, name);
   let cfg: Awaited<ReturnType<typeof ctx.api.vmConfig>>;
@@ -30,7 +30,7 @@ async function destroy(ctx: Ctx, vmid: number, name: string): Promise<void> {
   assertSettled(e.node, vmid, cfg.lock);
   const mark = parseDescription(typeof cfg.description === 'string' ? cfg.description : undefined);
   if (cfg.name !== name || !mark.managed) {
-    ctx.log.log(1, 'proxmox vm not ours, left alone', { vmid, name, node: e.node });
+    ctx.logger.log(1, 'proxmox vm not ours, left alone', { vmid, name, node: e.node });
     return deleteSeedEverywhere(ctx, name);
   }
   // A hibernated VM is stopped already; its `suspended` lock would refuse the stop (§12).
@@ -43,10 +43,10 @@ async function destroy(ctx: Ctx, vmid: number, name: string): Promise<void> {
   }
   await deleteSeed(ctx, e.node, name);
   await gone(async () => waitTask(ctx, await ctx.api.destroyVm(ctx.signal, e.node, vmid)));
-  ctx.log.log(1, 'proxmox vm deleted', { vmid, name, node: e.node, destroyed: true });
+  ctx.logger.log(1, 'proxmox vm deleted', { vmid, name, node: e.node, destroyed: true });
 }
 
-async function runStop(ctx: Ctx, node: string, vmid: number): Promise<void> {
+async function runStop(ctx: Context, node: string, vmid: number): Promise<void> {
   await waitTask(ctx, await ctx.api.stopVm(ctx.signal, node, vmid));
 }
 
@@ -60,7 +60,7 @@ async function gone(fn: () => Promise<void>): Promise<void> {
 }
 
 /** A missing volume still ends in a successful task (§10), so no text is matched here. */
-async function deleteSeed(ctx: Ctx, node: string, name: string): Promise<void> {
+async function deleteSeed(ctx: Context, node: string, name: string): Promise<void> {
   await waitTask(
     ctx,
     await ctx.api.deleteVolume(ctx.signal, node, ctx.cfg.isoStorage, `iso/${seedFileName(name)}`),
@@ -68,7 +68,7 @@ async function deleteSeed(ctx: Ctx, node: string, name: string): Promise<void> {
 }
 
 /** Every node is tried; one that fails is logged and skipped unless the call ended or it is Permanent. */
-export async function deleteSeedEverywhere(ctx: Ctx, name: string): Promise<void> {
+export async function deleteSeedEverywhere(ctx: Context, name: string): Promise<void> {
   for (const node of ctx.cfg.nodes) {
     try {
       await deleteSeed(ctx, node, name);
@@ -76,8 +76,8 @@ export async function deleteSeedEverywhere(ctx: Ctx, name: string): Promise<void
       ctx.signal.throwIfAborted();
       const c = classify('delete', err);
       if (isPermanent(c)) throw c;
-      ctx.log.log(1, 'proxmox seed delete skipped', { node, name, error: c.message });
+      ctx.logger.log(1, 'proxmox seed delete skipped', { node, name, error: c.message });
     }
   }
-  ctx.log.log(1, 'proxmox vm deleted', { name, destroyed: false });
+  ctx.logger.log(1, 'proxmox vm deleted', { name, destroyed: false });
 }

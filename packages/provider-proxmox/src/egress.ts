@@ -8,7 +8,7 @@ import {
 } from '@egress-proxies/provider-utils';
 import type { ClusterResource } from './backend.js';
 import { type ProxmoxConfig, planNameFor } from './config.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 import { isNotExist } from './errors.js';
 import { type MarkEgress, parseDescription } from './marks.js';
 
@@ -39,7 +39,7 @@ export interface Pending {
 }
 
 /** The plan a node's VMs allocate from, if the config names one. */
-export function planFor(ctx: Ctx, node: string): EgressPlan | undefined {
+export function planFor(ctx: Context, node: string): EgressPlan | undefined {
   const name = planNameFor(ctx.cfg, node);
   return name ? ctx.plans.get(name) : undefined;
 }
@@ -52,7 +52,7 @@ export function planFor(ctx: Ctx, node: string): EgressPlan | undefined {
  * rather than risk handing its address out twice.
  */
 async function heldInCluster(
-  ctx: Ctx,
+  ctx: Context,
   resources: readonly ClusterResource[],
 ): Promise<{ addresses: Map<string, string>; macs: Set<string> }> {
   const { min, max } = ctx.cfg.vmidRange;
@@ -103,7 +103,7 @@ function egressOf(a: EgressAllocation): MarkEgress {
  * it, a marked VM that a retried create adopts with its recorded address.
  */
 export async function withAllocation<T>(
-  ctx: Ctx,
+  ctx: Context,
   node: string,
   name: string,
   make: (nic: PlannedNic | undefined) => Promise<T>,
@@ -122,7 +122,7 @@ export async function withAllocation<T>(
       const egress = egressOf(allocation);
       for (const a of Object.values(egress)) ctx.pending.addresses.set(a, name);
       ctx.pending.macs.add(mac);
-      ctx.log.log(1, 'egress allocated', { plan: plan.name, mac, ...egress });
+      ctx.logger.log(1, 'egress allocated', { plan: plan.name, mac, ...egress });
       return { plan: plan.name, mac, networkConfig: networkConfigV2(mac, allocation), egress };
     },
     { signal: ctx.signal },
@@ -141,7 +141,7 @@ export async function withAllocation<T>(
  * Undefined when the node has no plan or the mark records no allocation (made before the plan).
  */
 export function nicFromMark(
-  ctx: Ctx,
+  ctx: Context,
   node: string,
   egress: MarkEgress | undefined,
   mac: string | undefined,

@@ -1,6 +1,6 @@
 import { type Instance, InstanceState, notFoundError } from '@egress-proxies/contract';
 import type { VmConfig } from './backend.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 import { isAgentNotConfigured, isAgentNotRunning } from './errors.js';
 import { parseProviderId } from './id.js';
 import { parseDescription } from './marks.js';
@@ -9,7 +9,7 @@ import { type AgentAnswer, firstIPv4, mapState, needsAgent } from './state.js';
 import { readUnlisted } from './unlisted.js';
 
 /** Get: resources, config, status and (only when QEMU runs) the agent; at most four requests. */
-export async function get(ctx: Ctx, id: string): Promise<Instance> {
+export async function getInstance(ctx: Context, id: string): Promise<Instance> {
   const { vmid, name } = parseProviderId(id);
   const listed = await resolve(ctx, vmid);
   let e: { node: string } | undefined = listed;
@@ -47,12 +47,12 @@ export async function get(ctx: Ctx, id: string): Promise<Instance> {
   base.state = mapState(st.status, st.qmpstatus, agent);
   if (base.state === InstanceState.Running && agent.kind === 'address') {
     base.ip = agent.ip;
-    ctx.log.log(2, 'proxmox agent address', { vmid, ip: agent.ip });
+    ctx.logger.log(2, 'proxmox agent address', { vmid, ip: agent.ip });
   }
   return done(ctx, base, vmid, e.node);
 }
 
-function done(ctx: Ctx, inst: Instance, vmid: number, node: string): Instance {
-  ctx.log.log(1, 'proxmox vm fetched', { vmid, node, state: inst.state });
+function done(ctx: Context, inst: Instance, vmid: number, node: string): Instance {
+  ctx.logger.log(1, 'proxmox vm fetched', { vmid, node, state: inst.state });
   return inst;
 }

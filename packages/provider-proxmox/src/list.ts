@@ -1,6 +1,6 @@
 import { type Instance, InstanceState } from '@egress-proxies/contract';
 import type { ClusterResource } from './backend.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 import { formatProviderId } from './id.js';
 import { hasTag, parseDescription } from './marks.js';
 
@@ -16,13 +16,13 @@ export function isCandidate(r: ClusterResource): boolean {
  * pvestatd has not reported yet) come without a name or status, so they cannot be candidates.
  * One V1 line per node (2.9: a line about a target carries it).
  */
-function leftOut(ctx: Ctx, resources: readonly ClusterResource[]): void {
+function leftOut(ctx: Context, resources: readonly ClusterResource[]): void {
   const blind = new Map<string, number>();
   for (const r of resources)
     if (r.type === 'qemu' && !r.name && r.status === 'unknown')
       blind.set(r.node, (blind.get(r.node) ?? 0) + 1);
   for (const [node, guests] of blind)
-    ctx.log.log(
+    ctx.logger.log(
       1,
       'proxmox guests left out of the list: no status reported (node offline, or a clone in progress)',
       {
@@ -37,7 +37,7 @@ function leftOut(ctx: Ctx, resources: readonly ClusterResource[]): void {
  * candidate; the mark in the description decides. An unreadable candidate is skipped unless the
  * call itself ended. The state comes from the resources entry only (no status or agent call).
  */
-export async function listByTag(ctx: Ctx): Promise<Instance[]> {
+export async function listInstances(ctx: Context): Promise<Instance[]> {
   const resources = await ctx.api.clusterResources(ctx.signal);
   leftOut(ctx, resources);
   const candidates = resources.filter(isCandidate);
@@ -61,7 +61,7 @@ export async function listByTag(ctx: Ctx): Promise<Instance[]> {
         out[i] = inst;
       } catch (err) {
         ctx.signal.throwIfAborted();
-        ctx.log.log(1, 'proxmox vm skipped in list', {
+        ctx.logger.log(1, 'proxmox vm skipped in list', {
           vmid: r.vmid,
           node: r.node,
           error: (err as Error).message,
@@ -71,6 +71,6 @@ export async function listByTag(ctx: Ctx): Promise<Instance[]> {
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, candidates.length) }, worker));
   const list = out.filter((x): x is Instance => x !== undefined);
-  ctx.log.log(1, 'proxmox vms listed', { count: list.length });
+  ctx.logger.log(1, 'proxmox vms listed', { count: list.length });
   return list;
 }

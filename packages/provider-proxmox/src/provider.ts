@@ -2,30 +2,27 @@ import type {
   CallOptions,
   Checker,
   CheckResult,
-  CreateRequest,
-  Instance,
-  LogFields,
   Logger,
   Provider,
   SecondaryResource,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import { createOperationRunner, instanceFields, type OperationCall } from '@egress-proxies/provider-utils';
+import { defineProvider, silentLogger } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import type { Backend } from './backend.js';
 import { check } from './check.js';
 import { HttpBackend } from './client.js';
 import { type ProxmoxConfig, type ProxmoxConfigInput, parseProxmoxConfig } from './config.js';
-import type { Budgets, Ctx } from './context.js';
-import { create } from './create.js';
-import { del } from './delete.js';
+import type { Budgets, Context } from './context.js';
+import { createInstance } from './create.js';
+import { deleteInstance } from './delete.js';
 import { compilePlans, type Pending } from './egress.js';
 import { classify } from './errors.js';
-import { get } from './get.js';
+import { getInstance } from './get.js';
 import { parseProviderId } from './id.js';
 import { KeyedLimiter } from './limiter.js';
-import { listByTag } from './list.js';
+import { listInstances } from './list.js';
 import { observe } from './observe.js';
 import { profileFor } from './profile.js';
 import { deleteSecondary, listSecondary } from './secondary.js';
@@ -98,79 +95,51 @@ export function createProxmoxProvider(
   const clones = new KeyedLimiter(cfg.maxParallelClonesPerNode);
   const now = options.now ?? Date.now;
   const seed = options.buildSeed ?? buildSeed;
-  let closed = false;
-  const runner = createOperationRunner({
-    name,
-    logger: options.logger,
-    isClosed: () => closed,
-    classify: (err, op) => classify(op, err),
-    // Every request takes the call's signal, so nothing needs racing.
-    raceSignal: false,
-    fields: { logger: 'proxmox' },
-    operationField: false,
-  });
-  const baseLogger = runner.loggerFor('configure', undefined);
+  const baseLogger = (options.logger ?? silentLogger).child({ logger: 'proxmox', provider: name });
   if (cfg.insecureSkipTLSVerify) baseLogger.log(1, 'proxmox TLS verification is off (insecureSkipTLSVerify)');
   // No request here; a token file that is not there yet (a Secret still mounting) is only noted.
   // node:fs by getBuiltinModule: an ESM import of it builds its whole namespace, node:stream included.
   if (!options.backend && !process.getBuiltinModule('node:fs').existsSync(cfg.tokenFile))
     baseLogger.log(1, 'proxmox token file does not exist yet', { tokenFile: cfg.tokenFile });
 
-  const ctxFor = (call: Pick<OperationCall, 'signal' | 'logger'>): Ctx => ({
-    provider: name,
-    cfg,
-    api: observe(backend, call.logger),
-    log: call.logger,
-    signal: call.signal ?? new AbortController().signal,
-    budgets,
-    names,
-    plans,
-    planLock,
-    pending,
-    clones,
-    buildSeed: seed,
-    now,
-  });
-  const run = <T>(
-    op: string,
-    opts: CallOptions | undefined,
-    fn: (ctx: Ctx) => Promise<T>,
-    fields?: LogFields,
-  ): Promise<T> => runner.run(op, opts, (call) => fn(ctxFor(call)), fields);
-  const about = (id: string) => instanceFields(() => parseProviderId(id).name);
-
-  return {
-    name,
+  return defineProvider({
     type: 'proxmox',
+    name,
     profile: profileFor(cfg.egressPlan !== undefined || Object.keys(cfg.nodeEgressPlans).length > 0),
-    config: cfg,
-    peakClones: (node) => clones.peak(node),
-    create: (req: CreateRequest, opts?: CallOptions) =>
-      run(
-        'create',
-        opts,
-        (ctx) => create(ctx, req),
-        instanceFields(() => req.name),
-      ),
-    get: (id: string, opts?: CallOptions): Promise<Instance> =>
-      run('get', opts, (ctx) => get(ctx, id), about(id)),
-    delete: (id: string, opts?: CallOptions) => run('delete', opts, (ctx) => del(ctx, id), about(id)),
-    listByTag: (opts?: CallOptions) => run('listByTag', opts, (ctx) => listByTag(ctx)),
-    listSecondary: (opts?: CallOptions) => run('listSecondary', opts, (ctx) => listSecondary(ctx)),
-    deleteSecondary: (id: string, opts?: CallOptions) =>
-      run('deleteSecondary', opts, (ctx) => deleteSecondary(ctx, id)),
-    check: (opts?: CallOptions) => {
-      if (closed) return Promise.reject(runner.closedError('check'));
-      return check(
-        ctxFor({ signal: opts?.signal, logger: runner.loggerFor('check', opts) }),
-        new URL(cfg.url).host,
-        cfg.tokenFile,
-      );
+    logger: options.logger,
+    classify: (err, op) => classify(op, err),
+    // Every request takes the call's signal, so nothing needs racing.
+    raceSignal: false,
+    fields: { logger: 'proxmox' },
+    operationField: false,
+    nameOfId: (id) => parseProviderId(id).name,
+    context: (call): Context => ({
+      ...call,
+      provider: name,
+      cfg,
+      api: observe(backend, call.logger),
+      signal: call.signal ?? new AbortController().signal,
+      budgets,
+      names,
+      plans,
+      planLock,
+      pending,
+      clones,
+      buildSeed: seed,
+      now,
+    }),
+    ops: {
+      create: createInstance,
+      get: getInstance,
+      delete: deleteInstance,
+      listByTag: listInstances,
+      check,
+      listSecondary,
+      deleteSecondary,
     },
     close: async () => {
-      if (closed) return;
-      closed = true;
       await http?.close();
     },
-  };
+    extra: { config: cfg, peakClones: (node: string) => clones.peak(node) },
+  }) as ProxmoxProvider;
 }

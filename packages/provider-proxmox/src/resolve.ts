@@ -1,13 +1,13 @@
 import { ErrorCode, transientError } from '@egress-proxies/contract';
 import type { ClusterResource } from './backend.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 
 /**
  * The node holding a VMID right now (VMs migrate), from one `/cluster/resources` read. A lock
  * other than `suspended` is Transient; so is `status: unknown`, which is what guests of an
  * unreachable node turn into (reference §2).
  */
-export async function resolve(ctx: Ctx, vmid: number): Promise<ClusterResource | undefined> {
+export async function resolve(ctx: Context, vmid: number): Promise<ClusterResource | undefined> {
   const all = await ctx.api.clusterResources(ctx.signal);
   const e = all.find((r) => r.vmid === vmid && r.type === 'qemu');
   if (!e) return undefined;

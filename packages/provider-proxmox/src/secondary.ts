@@ -1,6 +1,6 @@
 import { ErrorCode, permanentError, type SecondaryResource } from '@egress-proxies/contract';
 import { NODE_RE } from './config.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 import { classify } from './errors.js';
 import { seedOwner } from './seed.js';
 import { waitTask } from './task.js';
@@ -12,7 +12,7 @@ export function formatSecondaryId(node: string, volid: string): string {
   return `seed/${node}/${volid}`;
 }
 
-export function parseSecondaryId(ctx: Ctx, id: string): { node: string; volid: string; owner: string } {
+export function parseSecondaryId(ctx: Context, id: string): { node: string; volid: string; owner: string } {
   // Parsed whole: anything around a listed ID (or an ID that is no string) is refused, never trimmed.
   const m = typeof id === 'string' ? /^seed\/([^/\s]+)\/([^/:\s]+:iso\/[^/\s]+)$/.exec(id) : null;
   const node = m?.[1];
@@ -41,7 +41,7 @@ export function parseSecondaryId(ctx: Ctx, id: string): { node: string; volid: s
  * migrated away from node-local storage. On shared storage a seed is in use while its VM exists
  * on any node, and is listed once.
  */
-export async function listSecondary(ctx: Ctx): Promise<SecondaryResource[]> {
+export async function listSecondary(ctx: Context): Promise<SecondaryResource[]> {
   const vms = await vmNames(ctx);
   const out: SecondaryResource[] = [];
   const seen = new Set<string>();
@@ -56,7 +56,7 @@ export async function listSecondary(ctx: Ctx): Promise<SecondaryResource[]> {
     } catch (err) {
       ctx.signal.throwIfAborted();
       if (classify('listSecondary', err).code !== ErrorCode.Unreachable) throw err;
-      ctx.log.log(1, 'proxmox node unreachable, left out of the list', {
+      ctx.logger.log(1, 'proxmox node unreachable, left out of the list', {
         node,
         error: (err as Error).message,
       });
@@ -76,7 +76,7 @@ export async function listSecondary(ctx: Ctx): Promise<SecondaryResource[]> {
   }
   // The list-partial policy: an unreachable node is left out, unless every node is.
   if (reached === 0 && unreachable !== undefined) throw unreachable;
-  ctx.log.log(1, 'proxmox orphaned seeds listed', { count: out.length });
+  ctx.logger.log(1, 'proxmox orphaned seeds listed', { count: out.length });
   return out;
 }
 
@@ -91,7 +91,7 @@ interface NamedVm {
  * yet (about 10 s after a clone, reference §2), so those names come from the config; a config
  * that cannot be read keeps that node's seeds (better a seed too many than a live VM's seed gone).
  */
-async function vmNames(ctx: Ctx): Promise<NamedVm[]> {
+async function vmNames(ctx: Context): Promise<NamedVm[]> {
   const all = (await ctx.api.clusterResources(ctx.signal)).filter(
     (r) => r.type === 'qemu' && r.template !== 1,
   );
@@ -117,7 +117,7 @@ function inUse(vms: NamedVm[], owner: string, node: string, shared: boolean): bo
 }
 
 /** Deletes one listed seed, re-checked under the name's lock so a Create in flight keeps its seed. */
-export async function deleteSecondary(ctx: Ctx, id: string): Promise<void> {
+export async function deleteSecondary(ctx: Context, id: string): Promise<void> {
   const { node, volid, owner } = parseSecondaryId(ctx, id);
   await ctx.names.withLock(
     owner,
@@ -125,14 +125,14 @@ export async function deleteSecondary(ctx: Ctx, id: string): Promise<void> {
       const vms = await vmNames(ctx);
       const status = await ctx.api.storageStatus(ctx.signal, node, ctx.cfg.isoStorage);
       if (inUse(vms, owner, node, Number(status.shared) === 1)) {
-        ctx.log.log(1, 'proxmox seed in use again, kept', { node, volid });
+        ctx.logger.log(1, 'proxmox seed in use again, kept', { node, volid });
         return;
       }
       await waitTask(
         ctx,
         await ctx.api.deleteVolume(ctx.signal, node, ctx.cfg.isoStorage, volid.slice(volid.indexOf(':') + 1)),
       );
-      ctx.log.log(1, 'proxmox orphaned seed deleted', { node, volid });
+      ctx.logger.log(1, 'proxmox orphaned seed deleted', { node, volid });
     },
     { signal: ctx.signal },
   );

@@ -2,14 +2,18 @@ import { ErrorCode, transientError } from '@egress-proxies/contract';
 import { sleep } from '@egress-proxies/provider-utils';
 import { ApiError, TaskError, taskType, upidNode } from './api-error.js';
 import type { VmConfig } from './backend.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 
 /**
  * Polls a task to its end through its UPID (reference §9). `OK` and `WARNINGS: n` succeed; any
  * other exitstatus is a TaskError carrying it. A task still running after `budgetMs` is
  * Transient: the task itself keeps running on the node.
  */
-export async function waitTask(ctx: Ctx, upid: string | null, budgetMs = ctx.budgets.taskMs): Promise<void> {
+export async function waitTask(
+  ctx: Context,
+  upid: string | null,
+  budgetMs = ctx.budgets.taskMs,
+): Promise<void> {
   if (!upid) return; // a `delay`ed delete that already finished answers null (§10)
   const node = upidNode(upid);
   if (!node)
@@ -36,7 +40,7 @@ export async function waitTask(ctx: Ctx, upid: string | null, budgetMs = ctx.bud
     if (st.status === 'stopped') {
       const exit = st.exitstatus ?? 'unexpected status';
       if (exit === 'OK' || exit.startsWith('WARNINGS')) return;
-      ctx.log.log(1, 'proxmox task failed', { upid, node, exitstatus: exit });
+      ctx.logger.log(1, 'proxmox task failed', { upid, node, exitstatus: exit });
       throw new TaskError(upid, exit);
     }
     if (ctx.now() >= deadline) {
@@ -59,7 +63,7 @@ export async function waitTask(ctx: Ctx, upid: string | null, budgetMs = ctx.bud
  * false`, answered BUSY) until even the newest of them started `cloneMs` ago.
  */
 export async function waitUnlocked(
-  ctx: Ctx,
+  ctx: Context,
   node: string,
   vmid: number,
   o: { waitOnClone?: boolean } = {},
@@ -108,7 +112,7 @@ export async function waitUnlocked(
  * undefined when none runs. A clone task's id is its source VMID, not the new one (§3), so the
  * holder of a given VM's lock cannot be told apart: the newest start is the latest it can have.
  */
-async function cloneRunningSince(ctx: Ctx, node: string): Promise<number | undefined> {
+async function cloneRunningSince(ctx: Context, node: string): Promise<number | undefined> {
   const tasks = await ctx.api.activeTasks(ctx.signal, node, 'qmclone');
   const starts = tasks
     .filter((t) => t.type === 'qmclone' && t.status === 'RUNNING' && t.endtime === undefined)
@@ -124,7 +128,7 @@ function cloneLockStuck(vmid: number, node: string, why: string) {
 }
 
 /** Polls the VM's status until `running`; Transient on expiry or when it stopped again. */
-export async function waitRunning(ctx: Ctx, node: string, vmid: number): Promise<void> {
+export async function waitRunning(ctx: Context, node: string, vmid: number): Promise<void> {
   const deadline = ctx.now() + ctx.budgets.runningMs;
   for (;;) {
     const st = await ctx.api.vmStatus(ctx.signal, node, vmid);

@@ -1,7 +1,7 @@
 import { ErrorCode, permanentError } from '@egress-proxies/contract';
 import { ApiError } from './api-error.js';
 import type { VmConfig } from './backend.js';
-import type { Ctx } from './context.js';
+import type { Context } from './context.js';
 import { isNotExist } from './errors.js';
 
 /**
@@ -11,7 +11,7 @@ import { isNotExist } from './errors.js';
  * is missing, and "does not exist" only when it really does not. Returns undefined only then.
  */
 export async function readUnlisted(
-  ctx: Ctx,
+  ctx: Context,
   vmid: number,
   nodes: readonly string[],
   what: string,

@@ -28,6 +28,13 @@ export {
 export { formatPath, formatValue, typeName } from './config/format-value.js';
 export { type ConfigIssue, ProvidersConfigError } from './config/providers-config-error.js';
 export { issuePath, validateWith } from './config/validate-with.js';
+export {
+  type DefinedProvider,
+  defineProvider,
+  type OpContext,
+  type ProviderDefinition,
+  type ProviderOps,
+} from './define-provider.js';
 export * from './egress/index.js';
 export {
   createLogger,
