@@ -1,7 +1,8 @@
 // The one provider shape, checked for every provider package and for the conformance kit's
 // reference provider (the model authors copy): the same file for the same role, the same names
-// out of src/index.ts, `create<X>Provider(config: <X>ConfigInput, options?)` returning one
-// `Provider & Checker`, a factory carrying the config schema, and `./test` built from src/test/.
+// out of src/index.ts and no others (the rest behind ./internal), `create<X>Provider(config:
+// <X>ConfigInput, options?)` returning one `Provider & Checker`, a factory carrying the config
+// schema, and `./test` built from src/test/.
 // Needs the packages built (it imports dist and type-checks against the declarations).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,6 +92,48 @@ function manifestProblems(p) {
   return problems;
 }
 
+/**
+ * The public export list of a provider package: the factory, `create<X>Provider`, the config
+ * (schema, defaults, types), the provider and instance types, the profile and the error codes.
+ * Everything else belongs behind `./internal`, so a helper a provider needs inside never becomes
+ * a name users depend on. `runtime` is the built index's keys; `index` its source (for types).
+ */
+export function exportListProblems(type, runtime, index) {
+  const x = camel(type);
+  const X = pascal(type);
+  const allowed = new Set([
+    `create${X}Provider`,
+    `${x}ProviderFactory`,
+    `${x}ConfigSchema`,
+    `${type.toUpperCase().replace(/-/g, '_')}_DEFAULTS`,
+    `${x}Profile`,
+    `${X}ErrorCode`,
+    `${X}CheckReason`,
+  ]);
+  const problems = [];
+  for (const name of runtime) {
+    if (!allowed.has(name)) problems.push(`index exports ${name}: not public (move it to ./internal)`);
+  }
+  // Types: named for the provider (its config, provider, options and instance types).
+  const isPublicType = (name) => name.startsWith(X) || name.startsWith(`Resolved${X}`);
+  if (/export\s+(type\s+)?\*/.test(index)) problems.push('index re-exports a whole module (export *)');
+  for (const m of index.matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)) {
+    for (const raw of m[2]
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean)) {
+      const isType = Boolean(m[1]) || raw.startsWith('type ');
+      const name = raw
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop();
+      if (isType && !isPublicType(name))
+        problems.push(`index exports type ${name}: not named for the provider (move it to ./internal)`);
+    }
+  }
+  return problems;
+}
+
 async function exportProblems(p, contract) {
   if (!existsSync(p.dist)) return [`not built (${p.dist})`];
   const mod = await import(pathToFileURL(p.dist).href);
@@ -112,6 +155,10 @@ async function exportProblems(p, contract) {
   // A profile, or (the reference) a function of the config's listPartial answering one.
   const answered = typeof profile === 'function' ? profile('fail-whole') : profile;
   if (!answered || contract.profileProblems(answered).length > 0) problems.push(`no complete ${x}Profile`);
+  if (p.test) {
+    const index = readFileSync(join(p.src, 'index.ts'), 'utf8');
+    problems.push(...exportListProblems(p.type, Object.keys(mod), index));
+  }
   return problems;
 }
 

@@ -1,10 +1,4 @@
-import {
-  type CallOptions,
-  CheckReason,
-  type CheckResult,
-  ErrorCode,
-  ProviderError,
-} from '@egress-proxies/contract';
+import { CheckReason, type CheckResult, ErrorCode, ProviderError } from '@egress-proxies/contract';
 import {
   ErrorNumber,
   LibvirtError,
@@ -16,7 +10,7 @@ import {
 } from 'libvirt-rpc-ts/codes';
 import type { KvmBackend } from './backend.js';
 import type { KvmHost } from './config.js';
-import { type Core, openOp } from './core.js';
+import { type Context, type Core, openOp } from './core.js';
 import { race } from './detach.js';
 
 /** The Checker's reasons: the shared ones plus these. */
@@ -52,11 +46,9 @@ export function checkReason(err: unknown): { reason: string; message: string } {
   return { reason: KvmCheckReason.Unreachable, message };
 }
 
-async function checkHost(core: Core, host: KvmHost, opts: CallOptions | undefined): Promise<CheckResult> {
-  const op = openOp({
-    signal: opts?.signal,
-    logger: core.runner.loggerFor('check', opts, { host: host.name }),
-  });
+async function checkHost(ctx: Context, host: KvmHost): Promise<CheckResult> {
+  const core: Core = ctx;
+  const op = openOp({ signal: ctx.signal, logger: ctx.logger.child({ host: host.name }) });
   const details: Record<string, string> = { user: host.user, pool: host.pool };
   const result = (ready: boolean, reason: string, message: string): CheckResult => ({
     target: host.name,
@@ -104,6 +96,6 @@ async function checkHost(core: Core, host: KvmHost, opts: CallOptions | undefine
 }
 
 /** Every host concurrently, each on a fresh connection; one result per host in config order. */
-export function checkHosts(core: Core, opts?: CallOptions): Promise<CheckResult[]> {
-  return Promise.all(core.config.hosts.map((h) => checkHost(core, h, opts)));
+export function checkHosts(ctx: Context): Promise<CheckResult[]> {
+  return Promise.all(ctx.config.hosts.map((h) => checkHost(ctx, h)));
 }

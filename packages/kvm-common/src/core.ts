@@ -1,6 +1,6 @@
-import { type CallOptions, ErrorCode, type Logger, permanentError } from '@egress-proxies/contract';
+import { ErrorCode, type Logger, permanentError } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
-import type { EgressPlan, OperationCall, OperationRunner } from '@egress-proxies/provider-utils';
+import type { EgressPlan, OpContext, OperationCall } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { BackendCallOptions } from './backend.js';
 import type { KvmConfig, KvmHost } from './config.js';
@@ -29,14 +29,11 @@ export interface Core {
   readonly startTimeoutMs: number;
   readonly progressIntervalMs: number;
   readonly now: () => Date;
-  /** Runs each contract call: closed check, abort, classification, the call's logger. */
-  readonly runner: OperationRunner;
-  closed: boolean;
 }
 
 /** One operation: the caller's signal and a logger naming the provider. */
 export interface Op {
-  readonly signal?: AbortSignal;
+  readonly signal: AbortSignal | undefined;
   readonly log: Logger;
   /** Options for a seam call made by this operation. */
   readonly call: BackendCallOptions;
@@ -54,7 +51,7 @@ export function openOp(call: Pick<OperationCall, 'signal' | 'logger'>): Op {
     work.then(done, done);
   };
   return {
-    ...(signal ? { signal } : {}),
+    signal,
     log,
     call: { ...(signal ? { signal } : {}), logger: log, track },
     async drain() {
@@ -75,19 +72,10 @@ export const PHASES: Readonly<Record<string, Phase>> = {
 };
 
 /**
- * Runs one contract operation through the core's runner: refuses after close, fails fast on an
- * aborted signal, returns promptly when the signal aborts mid-way, and wraps every error with
- * the configured name (failures are logged at V1).
+ * One call's context: the provider's state (Core), the call's signal and logger (OpContext), and
+ * the tracking of its backend calls (Op), so an op's helpers may take it as either.
  */
-export function runOp<T>(
-  core: Core,
-  operation: string,
-  opts: CallOptions | undefined,
-  fields: Record<string, unknown>,
-  fn: (op: Op) => Promise<T>,
-): Promise<T> {
-  return core.runner.run(operation, opts, (call) => fn(openOp(call)), fields);
-}
+export interface Context extends OpContext, Core, Op {}
 
 /** The configured host called `name`, or undefined. */
 export function findHost(core: Core, name: string): KvmHost | undefined {

@@ -2,7 +2,7 @@ import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/c
 import { throwIfAborted } from '@egress-proxies/provider-utils';
 import { ErrorNumber } from 'libvirt-rpc-ts/codes';
 import type { KvmBackend, StoragePool, StorageVol } from './backend.js';
-import type { Core, Op } from './core.js';
+import type { Context, Core, Op } from './core.js';
 import { ensureRunning, guardAdoption, lookupDomain, readMark } from './domain-ops.js';
 import { domainXml } from './domain-xml.js';
 import { withPlannedNic } from './egress.js';
@@ -118,8 +118,22 @@ async function writeSeed(
   return vol;
 }
 
+/**
+ * Validates the request, then creates under the per-name lock. The lock is held until the last
+ * backend step really ended, even when the caller stopped waiting: a retry must not race a step
+ * still running on the host.
+ */
+export async function createInstance(ctx: Context, req: CreateRequest): Promise<string> {
+  const placement = validateCreate(ctx, req);
+  return ctx.nameLock.withLock(
+    `${placement.host.name}/${req.name}`,
+    () => createUnderLock(ctx, req, placement, ctx).finally(() => ctx.drain()),
+    ctx.signal ? { signal: ctx.signal } : {},
+  );
+}
+
 /** Create, resumable after every step; runs under the per-name lock. */
-export async function createInstance(core: Core, req: CreateRequest, placement: ResolvedPlacement, op: Op) {
+async function createUnderLock(core: Core, req: CreateRequest, placement: ResolvedPlacement, op: Op) {
   const { host, machineType, image } = placement;
   const id = formatProviderId(host.name, req.name);
   op.log.log(2, 'create parameters', {

@@ -1,6 +1,6 @@
 import { DomainUndefineFlags, ErrorNumber } from 'libvirt-rpc-ts/codes';
 import type { KvmHost } from './config.js';
-import type { Core, Op } from './core.js';
+import type { Context, Core, Op } from './core.js';
 import { findHost } from './core.js';
 import { lookupDomain, readMark } from './domain-ops.js';
 import { hasCode } from './errors.js';
@@ -15,18 +15,18 @@ export const UNDEFINE_FLAGS =
  * Destroy, undefine (NVRAM, managed save, snapshot metadata) and remove the overlay and seed by
  * name; each already-gone answer is success. A domain without our mark is left alone.
  */
-export async function deleteInstance(core: Core, id: string, op: Op): Promise<void> {
+export async function deleteInstance(ctx: Context, id: string): Promise<void> {
   const { host: hostName, name } = parseProviderId(id);
-  const host = findHost(core, hostName);
+  const host = findHost(ctx, hostName);
   if (!host) {
-    op.log.log(1, 'host is no longer configured; nothing to delete', { host: hostName, name });
+    ctx.log.log(1, 'host is no longer configured; nothing to delete', { host: hostName, name });
     return;
   }
-  await core.nameLock.withLock(
+  await ctx.nameLock.withLock(
     `${host.name}/${name}`,
     // Held until every step really ended, even one the caller stopped waiting for.
-    () => removeAll(core, host, name, op).finally(() => op.drain()),
-    op.signal ? { signal: op.signal } : {},
+    () => removeAll(ctx, host, name, ctx).finally(() => ctx.drain()),
+    ctx.signal ? { signal: ctx.signal } : {},
   );
 }
 

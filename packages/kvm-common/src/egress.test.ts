@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jolietFiles } from '../../nocloud/test/helpers/iso-reader.js';
 import { type KvmConfigInput, parseKvmConfig } from './config.js';
 import { seedName } from './names.js';
-import { KvmFamilyProvider } from './provider.js';
+import { createKvmFamilyProvider, type KvmFamilyProvider } from './provider.js';
 import { FakeLibvirt } from './test/fake-libvirt.js';
 import { testFlavour } from './test/flavour.js';
 import { memoryImage } from './test/harness.js';
@@ -52,7 +52,7 @@ function config(over: Partial<KvmConfigInput> = {}, plan: string | null = 'offic
 const newFake = () => new FakeLibvirt({ hosts: [{ name: 'alpha', pool: 'default' }] });
 
 function provider(fake: FakeLibvirt, cfg: KvmConfigInput = config()): KvmFamilyProvider {
-  return new KvmFamilyProvider(testFlavour, cfg, {
+  return createKvmFamilyProvider(testFlavour, cfg, {
     name: 'p1',
     dialer: fake.dialer(),
     fetcher: memoryImage(randomBytes(4096)),

@@ -1,7 +1,7 @@
 import { type Instance, InstanceState, isAbortError, notFoundError } from '@egress-proxies/contract';
 import { DomainInterfaceAddressesSource } from 'libvirt-rpc-ts/codes';
 import type { Domain, KvmBackend } from './backend.js';
-import { type Core, hostForId, type Op } from './core.js';
+import { type Context, type Core, hostForId, type Op } from './core.js';
 import { lookupDomain, readMark } from './domain-ops.js';
 import type { AddressSource } from './flavour.js';
 import { formatProviderId, parseProviderId } from './id.js';
@@ -42,18 +42,18 @@ export async function discoverAddress(
   return undefined;
 }
 
-export async function getInstance(core: Core, id: string, op: Op): Promise<Instance> {
+export async function getInstance(ctx: Context, id: string): Promise<Instance> {
   const { host: hostName, name } = parseProviderId(id);
-  const host = hostForId(core, hostName, id);
-  const b = await core.hosts.get(host, op.call);
-  const dom = await lookupDomain(b, name, op);
+  const host = hostForId(ctx, hostName, id);
+  const b = await ctx.hosts.get(host, ctx.call);
+  const dom = await lookupDomain(b, name, ctx);
   if (!dom) throw notFoundError(`domain ${name} does not exist on host ${host.name}`);
-  const mark = await readMark(core, b, dom, op);
+  const mark = await readMark(ctx, b, dom, ctx);
   if (!mark) throw notFoundError(`domain ${name} on host ${host.name} does not carry this provider's mark`);
-  const { state } = await b.domainGetState(dom, op.call);
-  const ip = isUp(state) ? await discoverAddress(core, b, dom, op) : undefined;
+  const { state } = await b.domainGetState(dom, ctx.call);
+  const ip = isUp(state) ? await discoverAddress(ctx, b, dom, ctx) : undefined;
   const mapped = mapState(state, ip);
-  op.log.log(1, `${core.flavour.type} domain fetched`, { state: mapped, libvirtState: stateName(state) });
+  ctx.log.log(1, `${ctx.flavour.type} domain fetched`, { state: mapped, libvirtState: stateName(state) });
   return {
     id: formatProviderId(host.name, name),
     uid: mark.uid,

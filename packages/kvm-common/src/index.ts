@@ -57,7 +57,7 @@ export {
 export { type ObserveOptions, OPTIONS_INDEX, observeBackend } from './observe.js';
 export { type ResolvedPlacement, resolvePlacement } from './placement.js';
 export { kvmFamilyProfile } from './profile.js';
-export { KvmFamilyProvider, type KvmProviderOptions } from './provider.js';
+export { createKvmFamilyProvider, type KvmFamilyProvider, type KvmProviderOptions } from './provider.js';
 export { loadCredentials, type SshCredentials, sshDialer } from './ssh-dialer.js';
 export { DOMAIN_STATE_NAMES, firstIPv4, isRoutableIPv4, isUp, mapState, stateName } from './state.js';
 export { overlayVolumeXml, parseVolumeXml, rawVolumeXml } from './volume-xml.js';

@@ -2,7 +2,7 @@ import { type Instance, InstanceState, isAbortError } from '@egress-proxies/cont
 import { ErrorNumber } from 'libvirt-rpc-ts/codes';
 import type { Domain, KvmBackend } from './backend.js';
 import type { KvmHost } from './config.js';
-import type { Core, Op } from './core.js';
+import type { Context, Core, Op } from './core.js';
 import { hasCode } from './errors.js';
 import { formatProviderId } from './id.js';
 import { type Mark, parseMark } from './metadata.js';
@@ -58,13 +58,13 @@ async function listHost(core: Core, host: KvmHost, op: Op): Promise<Instance[]> 
 }
 
 /** Every marked domain on every host, in config order; a host that fails fails the call. */
-export async function listInstances(core: Core, op: Op): Promise<Instance[]> {
-  const perHost = await Promise.all(core.config.hosts.map((h) => listHost(core, h, op)));
+export async function listInstances(ctx: Context): Promise<Instance[]> {
+  const perHost = await Promise.all(ctx.config.hosts.map((h) => listHost(ctx, h, ctx)));
   const all = perHost.flat();
-  op.log.log(1, `${core.flavour.type} domains listed`, {
+  ctx.log.log(1, `${ctx.flavour.type} domains listed`, {
     count: all.length,
-    hosts: core.config.hosts.length,
+    hosts: ctx.config.hosts.length,
   });
-  op.log.log(2, `${core.flavour.type} listed ids`, { ids: all.map((i) => i.id) });
+  ctx.log.log(2, `${ctx.flavour.type} listed ids`, { ids: all.map((i) => i.id) });
   return all;
 }

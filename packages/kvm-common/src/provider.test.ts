@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type KvmConfig, parseKvmConfig } from './config.js';
 import type { KvmFlavour } from './flavour.js';
 import type { ImageFetcher } from './http-fetcher.js';
-import { KvmFamilyProvider } from './provider.js';
+import { createKvmFamilyProvider, type KvmFamilyProvider } from './provider.js';
 import { loadCredentials } from './ssh-dialer.js';
 import { FakeLibvirt } from './test/fake-libvirt.js';
 import { otherFlavour, testFlavour } from './test/flavour.js';
@@ -72,7 +72,7 @@ function setup(
     });
   const fetches = { n: 0 };
   const inner = o.fetcher ?? memoryImage(image);
-  const provider = new KvmFamilyProvider(o.flavour ?? testFlavour, config, {
+  const provider = createKvmFamilyProvider(o.flavour ?? testFlavour, config, {
     name: 'p1',
     dialer: fake.dialer(() => loadCredentials(config)),
     fetcher: (url, opts) => {

@@ -1,23 +1,19 @@
 import {
   type CallOptions,
   type Checker,
-  type CheckResult,
-  type CreateRequest,
-  type Instance,
   type Logger,
   type Provider,
-  type ProviderProfile,
   type SecondaryResource,
   wrapError,
 } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import { createOperationRunner, instanceFields, silentLogger } from '@egress-proxies/provider-utils';
+import { defineProvider, silentLogger } from '@egress-proxies/provider-utils';
 import type { Tracer } from '@opentelemetry/api';
 import type { Dialer } from './backend.js';
 import { checkHosts } from './check.js';
 import { type KvmConfig, parseKvmConfig } from './config.js';
-import { type Core, PHASES, runOp } from './core.js';
-import { createInstance, validateCreate } from './create.js';
+import { type Context, type Core, openOp, PHASES } from './core.js';
+import { createInstance } from './create.js';
 import { deleteInstance } from './delete.js';
 import { compilePlans } from './egress.js';
 import { classify } from './errors.js';
@@ -53,128 +49,92 @@ export interface KvmProviderOptions {
   now?: () => Date;
 }
 
-/** A kvm-family provider: one class, parameterised by the flavour. */
-/** The fields of a get's or delete's lines: the ID, and the instance it names (2.9). */
-const about = (id: string) => ({ id, ...instanceFields(() => parseProviderId(id).name) });
+/** A kvm-family provider entry: the contract's Provider and its Checker in one object. */
+export interface KvmFamilyProvider extends Provider, Checker {
+  /** The validated config with defaults filled. */
+  readonly config: KvmConfig;
+  listSecondary(opts?: CallOptions): Promise<SecondaryResource[]>;
+  deleteSecondary(id: string, opts?: CallOptions): Promise<void>;
+  close(): Promise<void>;
+}
 
-export class KvmFamilyProvider implements Provider, Checker {
-  readonly name: string;
-  readonly type: string;
-  readonly profile: ProviderProfile;
-  readonly #core: Core;
-
-  constructor(flavour: KvmFlavour, config: unknown, options: KvmProviderOptions = {}) {
-    const name = options.name ?? flavour.type;
-    let parsed: KvmConfig;
-    try {
-      parsed = parseKvmConfig(flavour.type, config);
-    } catch (err) {
-      throw wrapError(name, 'configure', err);
+/** A kvm-family provider: one implementation, parameterised by the flavour. */
+export function createKvmFamilyProvider(
+  flavour: KvmFlavour,
+  config: unknown,
+  options: KvmProviderOptions = {},
+): KvmFamilyProvider {
+  const name = options.name ?? flavour.type;
+  let parsed: KvmConfig;
+  try {
+    parsed = parseKvmConfig(flavour.type, config);
+  } catch (err) {
+    throw wrapError(name, 'configure', err);
+  }
+  const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
+  const dialer = options.dialer ?? sshDialer(parsed, budgets);
+  const core: Core = {
+    name,
+    flavour,
+    config: parsed,
+    hosts: new HostTable({
+      dialer,
+      spanPrefix: flavour.spanPrefix,
+      ...(options.tracer ? { tracer: options.tracer } : {}),
+    }),
+    fetcher: options.fetcher ?? httpFetcher,
+    ...(options.tracer ? { tracer: options.tracer } : {}),
+    nameLock: new KeyedLock<string>(),
+    imageLock: new KeyedLock<string>(),
+    plans: compilePlans(parsed),
+    planLock: new KeyedLock<string>(),
+    pollIntervalMs: options.pollIntervalMs ?? 500,
+    startTimeoutMs: options.startTimeoutMs ?? 15_000,
+    progressIntervalMs: options.progressIntervalMs ?? 5_000,
+    now: options.now ?? (() => new Date()),
+  };
+  // Never dials here; only warns about what will fail later.
+  const log = (options.logger ?? silentLogger).child({ provider: name });
+  if (!options.dialer) {
+    // getBuiltinModule, not a static import: an ESM import of node:fs builds its whole
+    // namespace, which loads fs/promises and node:stream with it.
+    const { existsSync } = process.getBuiltinModule('node:fs');
+    for (const [what, path] of [
+      ['SSH key', parsed.sshKeyFile],
+      ['known_hosts', parsed.insecureIgnoreHostKey ? undefined : parsed.knownHostsFile],
+    ] as const) {
+      if (path && !existsSync(path)) log.log(1, `${what} file is not readable yet`, { path });
     }
-    const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
-    this.name = name;
-    this.type = flavour.type;
+  }
+  if (parsed.insecureIgnoreHostKey) log.log(1, 'host keys are not verified (insecureIgnoreHostKey)');
+
+  return defineProvider({
+    type: flavour.type,
+    name,
     // Planned when any host names a plan: the kit's egress cases then apply to this entry.
-    this.profile = {
+    profile: {
       ...flavour.profile,
       egress: parsed.hosts.some((h) => h.egressPlan !== undefined) ? 'planned' : 'shared',
-    };
-    const dialer = options.dialer ?? sshDialer(parsed, budgets);
-    const core: Core = {
-      name,
-      flavour,
-      config: parsed,
-      hosts: new HostTable({
-        dialer,
-        spanPrefix: flavour.spanPrefix,
-        ...(options.tracer ? { tracer: options.tracer } : {}),
-      }),
-      fetcher: options.fetcher ?? httpFetcher,
-      ...(options.tracer ? { tracer: options.tracer } : {}),
-      nameLock: new KeyedLock<string>(),
-      imageLock: new KeyedLock<string>(),
-      plans: compilePlans(parsed),
-      planLock: new KeyedLock<string>(),
-      pollIntervalMs: options.pollIntervalMs ?? 500,
-      startTimeoutMs: options.startTimeoutMs ?? 15_000,
-      progressIntervalMs: options.progressIntervalMs ?? 5_000,
-      now: options.now ?? (() => new Date()),
-      // Lines go to the call's logger only (the factory's logger gets construction warnings):
-      // a call without one stays silent.
-      runner: createOperationRunner({
-        name,
-        isClosed: () => core.closed,
-        classify: (err, operation) => classify(PHASES[operation] ?? 'get', err),
-        operationField: false,
-        failureLogPrefix: flavour.type,
-      }),
-      closed: false,
-    };
-    this.#core = core;
-    // Never dials here; only warns about what will fail later.
-    const log = (options.logger ?? silentLogger).child({ provider: name });
-    if (!options.dialer) {
-      // getBuiltinModule, not a static import: an ESM import of node:fs builds its whole
-      // namespace, which loads fs/promises and node:stream with it.
-      const { existsSync } = process.getBuiltinModule('node:fs');
-      for (const [what, path] of [
-        ['SSH key', parsed.sshKeyFile],
-        ['known_hosts', parsed.insecureIgnoreHostKey ? undefined : parsed.knownHostsFile],
-      ] as const) {
-        if (path && !existsSync(path)) log.log(1, `${what} file is not readable yet`, { path });
-      }
-    }
-    if (parsed.insecureIgnoreHostKey) log.log(1, 'host keys are not verified (insecureIgnoreHostKey)');
-  }
-
-  /** The validated config with defaults filled. */
-  get config(): KvmConfig {
-    return this.#core.config;
-  }
-
-  create(req: CreateRequest, opts?: CallOptions): Promise<string> {
-    const core = this.#core;
-    return runOp(core, 'create', opts, { name: req?.name }, async (op) => {
-      const placement = validateCreate(core, req);
-      const key = `${placement.host.name}/${req.name}`;
-      return core.nameLock.withLock(
-        key,
-        // The lock is held until the last backend step really ended, even when the caller
-        // stopped waiting: a retry must not race a step still running on the host.
-        () => createInstance(core, req, placement, op).finally(() => op.drain()),
-        op.signal ? { signal: op.signal } : {},
-      );
-    });
-  }
-
-  get(id: string, opts?: CallOptions): Promise<Instance> {
-    return runOp(this.#core, 'get', opts, about(id), (op) => getInstance(this.#core, id, op));
-  }
-
-  delete(id: string, opts?: CallOptions): Promise<void> {
-    return runOp(this.#core, 'delete', opts, about(id), (op) => deleteInstance(this.#core, id, op));
-  }
-
-  listByTag(opts?: CallOptions): Promise<Instance[]> {
-    return runOp(this.#core, 'listByTag', opts, {}, (op) => listInstances(this.#core, op));
-  }
-
-  listSecondary(opts?: CallOptions): Promise<SecondaryResource[]> {
-    return runOp(this.#core, 'listSecondary', opts, {}, (op) => listSecondary(this.#core, op));
-  }
-
-  deleteSecondary(id: string, opts?: CallOptions): Promise<void> {
-    return runOp(this.#core, 'deleteSecondary', opts, { id }, (op) => deleteSecondary(this.#core, id, op));
-  }
-
-  /** One result per configured host, in config order; rejects only after close. */
-  check(opts?: CallOptions): Promise<CheckResult[]> {
-    if (this.#core.closed) return Promise.reject(this.#core.runner.closedError('check'));
-    return checkHosts(this.#core, opts);
-  }
-
-  async close(): Promise<void> {
-    this.#core.closed = true;
-    await this.#core.hosts.close();
-  }
+    },
+    // No logger here: lines go to the call's logger only (the factory's logger gets construction
+    // warnings), so a call without one stays silent.
+    classify: (err, operation) => classify(PHASES[operation] ?? 'get', err),
+    operationField: false,
+    failureLogPrefix: flavour.type,
+    // A get's or delete's lines carry the ID, and the instance it names (2.9).
+    idFields: (id) => ({ id }),
+    nameOfId: (id) => parseProviderId(id).name,
+    context: (call): Context => ({ ...core, ...call, ...openOp(call) }),
+    ops: {
+      create: createInstance,
+      get: getInstance,
+      delete: deleteInstance,
+      listByTag: listInstances,
+      check: checkHosts,
+      listSecondary,
+      deleteSecondary,
+    },
+    close: () => core.hosts.close(),
+    extra: { config: parsed },
+  }) as KvmFamilyProvider;
 }

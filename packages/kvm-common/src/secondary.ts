@@ -1,6 +1,6 @@
 import { ErrorCode, permanentError, type SecondaryResource } from '@egress-proxies/contract';
 import type { KvmHost } from './config.js';
-import { type Core, findHost, type Op } from './core.js';
+import { type Context, type Core, findHost, type Op } from './core.js';
 import { lookupDomain } from './domain-ops.js';
 import { formatSecondaryId, parseSecondaryId } from './id.js';
 import { deleteVolumeIfPresent, lookupPoolIfPresent } from './image.js';
@@ -28,10 +28,10 @@ async function listHost(core: Core, host: KvmHost, op: Op): Promise<SecondaryRes
  * Per-instance volumes (`proxy-*` overlays and seeds) with no domain of that name on the host:
  * what a crash between create steps leaves, so garbage collection can find it.
  */
-export async function listSecondary(core: Core, op: Op): Promise<SecondaryResource[]> {
-  const perHost = await Promise.all(core.config.hosts.map((h) => listHost(core, h, op)));
+export async function listSecondary(ctx: Context): Promise<SecondaryResource[]> {
+  const perHost = await Promise.all(ctx.config.hosts.map((h) => listHost(ctx, h, ctx)));
   const all = perHost.flat();
-  op.log.log(1, `${core.flavour.type} secondary resources listed`, { count: all.length });
+  ctx.log.log(1, `${ctx.flavour.type} secondary resources listed`, { count: all.length });
   return all;
 }
 
@@ -39,7 +39,7 @@ export async function listSecondary(core: Core, op: Op): Promise<SecondaryResour
  * Deletes one listed volume. Only per-instance volume names are accepted, and a volume whose
  * domain exists again (a create resumed since the listing) is left alone.
  */
-export async function deleteSecondary(core: Core, id: string, op: Op): Promise<void> {
+export async function deleteSecondary(ctx: Context, id: string): Promise<void> {
   const { host: hostName, volume } = parseSecondaryId(id);
   const s = secondaryOf(volume);
   if (!s) {
@@ -47,24 +47,24 @@ export async function deleteSecondary(core: Core, id: string, op: Op): Promise<v
       code: ErrorCode.InvalidId,
     });
   }
-  const host = findHost(core, hostName);
+  const host = findHost(ctx, hostName);
   if (!host) {
-    op.log.log(1, 'host is no longer configured; nothing to delete', { host: hostName, volume });
+    ctx.log.log(1, 'host is no longer configured; nothing to delete', { host: hostName, volume });
     return;
   }
-  await core.nameLock.withLock(
+  await ctx.nameLock.withLock(
     `${host.name}/${s.instance}`,
     async () => {
-      const b = await core.hosts.get(host, op.call);
-      if (await lookupDomain(b, s.instance, op)) {
-        op.log.log(1, 'volume belongs to a live domain; left alone', { host: host.name, volume });
+      const b = await ctx.hosts.get(host, ctx.call);
+      if (await lookupDomain(b, s.instance, ctx)) {
+        ctx.log.log(1, 'volume belongs to a live domain; left alone', { host: host.name, volume });
         return;
       }
-      const pool = await lookupPoolIfPresent(b, host.pool, op);
+      const pool = await lookupPoolIfPresent(b, host.pool, ctx);
       if (!pool) return;
-      await deleteVolumeIfPresent(b, pool, volume, op);
-      op.log.log(1, `${core.flavour.type} secondary resource deleted`, { host: host.name, volume });
+      await deleteVolumeIfPresent(b, pool, volume, ctx);
+      ctx.log.log(1, `${ctx.flavour.type} secondary resource deleted`, { host: host.name, volume });
     },
-    op.signal ? { signal: op.signal } : {},
+    ctx.signal ? { signal: ctx.signal } : {},
   );
 }

@@ -9,6 +9,14 @@ import {
 import type { ComputeOperation } from './backend.js';
 import { CredentialsError } from './credentials-error.js';
 
+/** Codes this provider adds to the contract's (documented in the README). */
+export const GcpErrorCode = {
+  /** The managed firewall rule exists but differs from what the config asks for. */
+  FirewallMismatch: 'FIREWALL_MISMATCH',
+  /** A Compute operation finished with an error Compute gave no classifiable status for. */
+  OperationFailed: 'OPERATION_FAILED',
+} as const;
+
 const MARKER = Symbol.for('@egress-proxies/provider-gcp.ComputeApiError');
 
 /** One entry of Compute's legacy `error.errors[]`. */
@@ -192,5 +200,5 @@ export function classifyOperation(op: ComputeOperation): ProviderError | undefin
   if (codes.some((c) => QUOTA_OP_CODES.has(c)) || op.httpErrorStatusCode === 429) {
     return quotaExceededError(message, { details });
   }
-  return permanentError(message, { details, code: 'OPERATION_FAILED' });
+  return permanentError(message, { details, code: GcpErrorCode.OperationFailed });
 }

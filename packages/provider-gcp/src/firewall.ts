@@ -1,7 +1,7 @@
 import { type Logger, permanentError } from '@egress-proxies/contract';
 import type { ComputeApi, ComputeFirewall } from './backend.js';
 import type { ResolvedGcpConfig } from './config.js';
-import { ComputeApiError, classifyOperation } from './errors.js';
+import { ComputeApiError, classifyOperation, GcpErrorCode } from './errors.js';
 import { derivedRequestId, labelValue } from './labels.js';
 
 /** The rule name for a provider entry: `egress-proxy-<entry>`, a valid resource name. */
@@ -105,7 +105,7 @@ export class FirewallManager {
     if (diff.length > 0) {
       throw permanentError(
         `firewall rule ${this.ruleName} does not match the config (${diff.join('; ')}); it is not changed automatically: fix the rule or the config`,
-        { code: 'FIREWALL_MISMATCH', details: { rule: this.ruleName, port } },
+        { code: GcpErrorCode.FirewallMismatch, details: { rule: this.ruleName, port } },
       );
     }
     this.#ok.add(port);

@@ -8,7 +8,7 @@ import {
 import { KubeApiError } from './api-error.js';
 import type { PodView } from './backend.js';
 import type { Context } from './context.js';
-import { classify, KubeErrorCode } from './errors.js';
+import { classify, KubernetesErrorCode } from './errors.js';
 import { formatId } from './id.js';
 import { isMarked } from './instance.js';
 import { buildPod } from './pod.js';
@@ -75,7 +75,7 @@ function adoptable(pod: PodView, req: CreateRequest, id: string): void {
   }
   if (pod.deletionTimestamp) {
     throw transientError(`Pod ${id} is still being deleted; retry once it is gone`, {
-      code: KubeErrorCode.PodTerminating,
+      code: KubernetesErrorCode.PodTerminating,
     });
   }
 }

@@ -1,7 +1,7 @@
 import { ErrorCode, ErrorKind } from '@egress-proxies/contract';
 import { describe, expect, it } from 'vitest';
 import { apiErrorFromBody, KubeApiError } from './api-error.js';
-import { classify, KubeErrorCode } from './errors.js';
+import { classify, KubernetesErrorCode } from './errors.js';
 
 const status = (code: number, reason: string, message: string) =>
   JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
@@ -44,7 +44,7 @@ describe('classify', () => {
     [
       api(403, 'Forbidden', 'status unknown for quota: q, resources: pods'),
       ErrorKind.Transient,
-      KubeErrorCode.QuotaUnknown,
+      KubernetesErrorCode.QuotaUnknown,
     ],
     [api(403, 'Forbidden', RBAC), ErrorKind.Permanent, ErrorCode.Forbidden],
     [

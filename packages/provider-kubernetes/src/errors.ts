@@ -2,7 +2,7 @@ import { ErrorCode, ErrorKind, isAbortError, ProviderError } from '@egress-proxi
 import { KubeApiError } from './api-error.js';
 
 /** Codes this provider adds to the contract's (documented in the README). */
-export const KubeErrorCode = {
+export const KubernetesErrorCode = {
   /** A Pod with the request's name is marked ours but is still being deleted. */
   PodTerminating: 'POD_TERMINATING',
   /** A ResourceQuota's status is not computed yet, so admission cannot decide. */
@@ -100,7 +100,7 @@ function classifyApi(err: KubeApiError, options: ClassifyOptions): ProviderError
   const s = err.status;
   if (isQuotaExceeded(err)) return new ProviderError({ ...base, kind: ErrorKind.QuotaExceeded });
   if (quotaStatusUnknown(err)) {
-    return new ProviderError({ ...base, kind: ErrorKind.Transient, code: KubeErrorCode.QuotaUnknown });
+    return new ProviderError({ ...base, kind: ErrorKind.Transient, code: KubernetesErrorCode.QuotaUnknown });
   }
   if (s === 401) return new ProviderError({ ...base, kind: ErrorKind.Permanent, code: ErrorCode.AuthFailed });
   if (s === 403) return new ProviderError({ ...base, kind: ErrorKind.Permanent, code: ErrorCode.Forbidden });

@@ -8,12 +8,8 @@ import {
 } from '@egress-proxies/contract';
 import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/testenv-kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  apiErrorFromBody,
-  classify,
-  createKubernetesProvider,
-  type KubernetesProvider,
-} from '../src/index.js';
+import { createKubernetesProvider, type KubernetesProvider } from '../src/index.js';
+import { apiErrorFromBody, classify } from '../src/internal/index.js';
 import { CONTROL_PLANE_BUDGET_MS, forceDeletePod, must } from '../src/test/kube.js';
 import { createRequest, rejection } from './helpers.js';
 

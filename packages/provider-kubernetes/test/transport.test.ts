@@ -10,7 +10,8 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createKubernetesProvider, type KubeFetch } from '../src/index.js';
+import { createKubernetesProvider } from '../src/index.js';
+import type { KubeFetch } from '../src/internal/index.js';
 import { CONTROL_PLANE_BUDGET_MS, must, relayKubeconfig } from '../src/test/kube.js';
 import { KubeRelay } from '../src/test/relay.js';
 import { createRequest, rejection } from './helpers.js';

@@ -2,7 +2,8 @@ import { profileProblems } from '@egress-proxies/contract';
 import { KVM_METADATA_NAMESPACE } from '@egress-proxies/kvm-common';
 import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
-import { createKvmProvider, kvmFlavour, kvmProfile, kvmProviderFactory } from './index.js';
+import { createKvmProvider, kvmProfile, kvmProviderFactory } from './index.js';
+import { kvmFlavour } from './internal/index.js';
 
 const block = {
   sshKeyFile: '/nonexistent/key',

@@ -1,4 +1,8 @@
-import { KvmFamilyProvider, type KvmProviderOptions } from '@egress-proxies/kvm-common';
+import {
+  createKvmFamilyProvider,
+  type KvmFamilyProvider,
+  type KvmProviderOptions,
+} from '@egress-proxies/kvm-common';
 import type { KvmConfigInput } from './config.js';
 import { kvmFlavour } from './flavour.js';
 
@@ -13,5 +17,5 @@ export type KvmProvider = KvmFamilyProvider;
  * that needs the host. After `close()` every call is refused with `PROVIDER_CLOSED`.
  */
 export function createKvmProvider(config: KvmConfigInput, options: KvmProviderOptions = {}): KvmProvider {
-  return new KvmFamilyProvider(kvmFlavour, config, options);
+  return createKvmFamilyProvider(kvmFlavour, config, options);
 }

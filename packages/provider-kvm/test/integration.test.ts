@@ -12,7 +12,8 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { createKvmProvider, kvmFlavour } from '../src/index.js';
+import { createKvmProvider } from '../src/index.js';
+import { kvmFlavour } from '../src/internal/index.js';
 
 // kvm on a real libvirtd reached through a real private sshd: the family's shared sequences, held
 // to what kvm must show there (its own namespace, ARP asked first).

@@ -2,7 +2,8 @@ import { profileProblems } from '@egress-proxies/contract';
 import { KVM2_METADATA_NAMESPACE } from '@egress-proxies/kvm-common';
 import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
-import { createKvm2Provider, kvm2Flavour, kvm2Profile, kvm2ProviderFactory } from './index.js';
+import { createKvm2Provider, kvm2Profile, kvm2ProviderFactory } from './index.js';
+import { kvm2Flavour } from './internal/index.js';
 
 const block = {
   sshKeyFile: '/nonexistent/key',

@@ -7,14 +7,7 @@ export {
   type Kvm2MachineType,
   kvm2ConfigSchema,
 } from './config.js';
-export { classify, Kvm2CheckReason, Kvm2ErrorCode } from './errors.js';
+export { Kvm2CheckReason, Kvm2ErrorCode } from './errors.js';
 export { kvm2ProviderFactory } from './factory.js';
-export { kvm2Flavour } from './flavour.js';
-export {
-  KVM2_METADATA_NAMESPACE,
-  KVM2_METADATA_PREFIX,
-  METADATA_ATTRIBUTES,
-  METADATA_ELEMENT,
-} from './marks.js';
 export { kvm2Profile } from './profile.js';
 export { createKvm2Provider, type Kvm2Provider, type Kvm2ProviderOptions } from './provider.js';

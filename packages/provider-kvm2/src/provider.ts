@@ -1,4 +1,8 @@
-import { KvmFamilyProvider, type KvmProviderOptions } from '@egress-proxies/kvm-common';
+import {
+  createKvmFamilyProvider,
+  type KvmFamilyProvider,
+  type KvmProviderOptions,
+} from '@egress-proxies/kvm-common';
 import type { Kvm2ConfigInput } from './config.js';
 import { kvm2Flavour } from './flavour.js';
 
@@ -13,5 +17,5 @@ export type Kvm2Provider = KvmFamilyProvider;
  * that needs the host. After `close()` every call is refused with `PROVIDER_CLOSED`.
  */
 export function createKvm2Provider(config: Kvm2ConfigInput, options: Kvm2ProviderOptions = {}): Kvm2Provider {
-  return new KvmFamilyProvider(kvm2Flavour, config, options);
+  return createKvmFamilyProvider(kvm2Flavour, config, options);
 }

@@ -1,6 +1,7 @@
 import { describeRealFaults } from '@egress-proxies/kvm-common/test';
 import { startRealSuiteEnv } from '@egress-proxies/testenv-libvirt';
-import { createKvm2Provider, kvm2Flavour } from '../src/index.js';
+import { createKvm2Provider } from '../src/index.js';
+import { kvm2Flavour } from '../src/internal/index.js';
 
 describeRealFaults({
   flavour: kvm2Flavour,

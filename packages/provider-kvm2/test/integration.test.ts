@@ -12,7 +12,8 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { createKvm2Provider, kvm2Flavour } from '../src/index.js';
+import { createKvm2Provider } from '../src/index.js';
+import { kvm2Flavour } from '../src/internal/index.js';
 
 // kvm2 on a real libvirtd reached through a real private sshd: the family's shared sequences, held
 // to what kvm2 must show there (its own namespace, the guest agent asked first). The guest does

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { CheckReason, type CheckResult, isAbortError, ProviderError } from '@egress-proxies/contract';
 import { raceAbort } from '@egress-proxies/provider-utils';
-import type { OpContext } from './context.js';
+import type { Context } from './context.js';
 import { resolveEngine } from './launch.js';
 
 /** Reasons this provider adds to the shared ones. */
@@ -33,7 +33,7 @@ class Failed extends Error {
  * One round: the state directory is writable, the engine can run, and the port range has a free
  * port. `details` fills in as far as the round got.
  */
-export async function checkHost(ctx: OpContext): Promise<CheckResult> {
+export async function checkHost(ctx: Context): Promise<CheckResult> {
   const { config } = ctx;
   const details: Record<string, string> = {
     stateDir: config.stateDir,

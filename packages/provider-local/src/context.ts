@@ -1,5 +1,5 @@
-import type { Logger } from '@egress-proxies/contract';
 import type { KeyedLock } from '@egress-proxies/keyedlock';
+import type { OpContext } from '@egress-proxies/provider-utils';
 import type { LocalBackend } from './backend.js';
 import type { LocalConfig } from './config.js';
 import type { EgressPlan } from './egress-plan.js';
@@ -43,10 +43,8 @@ export interface Shared {
 }
 
 /** One operation's view: the shared state plus its observed backend, signal and logger. */
-export interface OpContext extends Shared {
+export interface Context extends OpContext, Shared {
   backend: LocalBackend;
   /** The same backend, logging each call at V2: for the calls of polling waits. */
   pollBackend: LocalBackend;
-  signal: AbortSignal | undefined;
-  logger: Logger;
 }

@@ -1,5 +1,5 @@
 import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
-import type { OpContext, Shared } from './context.js';
+import type { Context, Shared } from './context.js';
 import { describePlan, freePlannedIpv4 } from './egress-plan.js';
 import { egressPlanExhaustedError, noFreeLoopbackAddressError } from './errors.js';
 import { formatId, isValidName } from './id.js';
@@ -41,7 +41,7 @@ export function validateRequest(shared: Shared, req: CreateRequest): void {
  * (the mark) is written before the process starts, so a crash in between leaves something
  * `listByTag` finds.
  */
-export async function createInstance(ctx: OpContext, req: CreateRequest): Promise<string> {
+export async function createInstance(ctx: Context, req: CreateRequest): Promise<string> {
   validateRequest(ctx, req);
   const { name } = req;
   ctx.logger.log(2, 'local create request', {

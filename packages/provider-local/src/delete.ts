@@ -1,4 +1,4 @@
-import type { OpContext } from './context.js';
+import type { Context } from './context.js';
 import { parseId } from './id.js';
 import { stopProcess, stopStrays } from './process.js';
 import { decodeState } from './state-file.js';
@@ -8,7 +8,7 @@ import { decodeState } from './state-file.js';
  * directory and last its state file, so an interrupted delete is finished by the next one.
  * Absent, or not ours, is success and touches nothing.
  */
-export async function deleteInstance(ctx: OpContext, id: string): Promise<void> {
+export async function deleteInstance(ctx: Context, id: string): Promise<void> {
   const name = parseId(id);
   const release = await ctx.locks.acquire(name, { signal: ctx.signal });
   try {

@@ -1,5 +1,5 @@
 import { notFoundError } from '@egress-proxies/contract';
-import type { OpContext } from './context.js';
+import type { Context } from './context.js';
 import { parseId } from './id.js';
 import { type LocalInstance, toInstance } from './instance.js';
 import { conditionOf } from './process.js';
@@ -7,7 +7,7 @@ import { stateOf } from './state.js';
 import { decodeState } from './state-file.js';
 
 /** Reads the state file, checks the process is ours and alive, then whether its port accepts. */
-export async function getInstance(ctx: OpContext, id: string): Promise<LocalInstance> {
+export async function getInstance(ctx: Context, id: string): Promise<LocalInstance> {
   const name = parseId(id);
   const raw = await ctx.backend.readState(ctx.signal, name);
   if (raw === undefined) throw notFoundError(`instance ${name} does not exist`);

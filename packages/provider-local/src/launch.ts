@@ -1,7 +1,7 @@
 import { ErrorCode, ProviderError, transientError } from '@egress-proxies/contract';
 import type { UserIds } from './backend.js';
 import type { Engine } from './config.js';
-import type { OpContext } from './context.js';
+import type { Context } from './context.js';
 import { NODE_PROXY_CONF, nodeArgs, nodeProxyConf, nodeRunnerPath } from './engines/node.js';
 import { SQUID_CONF, SQUID_USER, squidArgs, squidConf } from './engines/squid.js';
 import { engineUnavailableError, LocalErrorCode, noFreePortError, processExitedError } from './errors.js';
@@ -12,7 +12,7 @@ import { encodeState, type InstanceRecord } from './state-file.js';
 const PORT_LOCK = '\0ports';
 
 /** `auto` picks Squid when its binary is found, the Node engine otherwise. */
-export async function resolveEngine(ctx: OpContext): Promise<Engine> {
+export async function resolveEngine(ctx: Context): Promise<Engine> {
   // Only the Node engine rotates the source address per connection (the schema refuses squid).
   if (ctx.config.engine === 'node' || ctx.egressPlan?.ipv6Prefix) return 'node';
   const squid = await ctx.backend.findSquid(ctx.signal, ctx.config.squidPath);
@@ -36,7 +36,7 @@ const PORT_ATTEMPTS = 4;
 
 /** The first free candidate port not reserved by another create of this provider. */
 async function allocatePort(
-  ctx: OpContext,
+  ctx: Context,
   name: string,
   preferred: number | undefined,
   avoid: ReadonlySet<number>,
@@ -56,12 +56,7 @@ interface Launch {
   owner?: UserIds;
 }
 
-async function launchSpec(
-  ctx: OpContext,
-  name: string,
-  record: InstanceRecord,
-  port: number,
-): Promise<Launch> {
+async function launchSpec(ctx: Context, name: string, record: InstanceRecord, port: number): Promise<Launch> {
   const runtimeDir = ctx.paths.runtimeDir(name);
   const bindAddress = record.bindAddress ?? ctx.config.bindAddress;
   const common = {
@@ -114,11 +109,7 @@ async function launchSpec(
 }
 
 /** The end of the engine's error log, for the error of a process that exited at start. */
-async function lastLogLines(
-  ctx: OpContext,
-  name: string,
-  record: InstanceRecord,
-): Promise<string | undefined> {
+async function lastLogLines(ctx: Context, name: string, record: InstanceRecord): Promise<string | undefined> {
   const file = record.engine === 'squid' ? 'cache.log' : 'stderr.log';
   try {
     const text = await ctx.pollBackend.tailLog(ctx.signal, name, file, 600);
@@ -137,7 +128,7 @@ async function lastLogLines(
 }
 
 /** Waits until the instance's port accepts; fails fast when its process exits. */
-async function waitReady(ctx: OpContext, name: string, record: InstanceRecord): Promise<void> {
+async function waitReady(ctx: Context, name: string, record: InstanceRecord): Promise<void> {
   const runtimeDir = ctx.paths.runtimeDir(name);
   const host = connectAddress(record, ctx.config.bindAddress);
   const port = record.port as number;
@@ -169,7 +160,7 @@ async function waitReady(ctx: OpContext, name: string, record: InstanceRecord): 
  * written.
  */
 export async function ensureRunning(
-  ctx: OpContext,
+  ctx: Context,
   name: string,
   record: InstanceRecord,
   preferredPort: number | undefined,
@@ -205,7 +196,7 @@ class PortTaken {
 }
 
 async function startOnFreePort(
-  ctx: OpContext,
+  ctx: Context,
   name: string,
   record: InstanceRecord,
   preferredPort: number | undefined,

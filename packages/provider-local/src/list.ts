@@ -1,5 +1,5 @@
 import { InstanceState } from '@egress-proxies/contract';
-import type { OpContext } from './context.js';
+import type { Context } from './context.js';
 import { type LocalInstance, toInstance } from './instance.js';
 import { processRuns } from './process.js';
 import { decodeState } from './state-file.js';
@@ -8,7 +8,7 @@ import { decodeState } from './state-file.js';
  * Every instance with our mark. One unreadable or foreign state file is skipped; the state comes
  * from the process check alone (no port probe): a live process of ours is Running.
  */
-export async function listInstances(ctx: OpContext): Promise<LocalInstance[]> {
+export async function listInstances(ctx: Context): Promise<LocalInstance[]> {
   const names = await ctx.backend.listStates(ctx.signal);
   const out: LocalInstance[] = [];
   for (const name of names) {

@@ -1,4 +1,4 @@
-import type { OpContext } from './context.js';
+import type { Context } from './context.js';
 import { decodeState } from './state-file.js';
 
 /** Serializes choices across creates, like the port lock: two new proxies never share an address. */
@@ -18,7 +18,7 @@ export function freeLoopbackAddress(inUse: ReadonlySet<string>): string | undefi
 }
 
 /** The outgoing addresses this provider's instances use now, from their state files. */
-export async function loopbackAddressesInUse(ctx: OpContext): Promise<Set<string>> {
+export async function loopbackAddressesInUse(ctx: Context): Promise<Set<string>> {
   return new Set((await egressHolders(ctx)).keys());
 }
 
@@ -27,7 +27,7 @@ export async function loopbackAddressesInUse(ctx: OpContext): Promise<Set<string
  * read from the state files: the marks are the allocation table, so it survives restarts and
  * an address returns to the pool when its instance's state file goes.
  */
-export async function egressHolders(ctx: OpContext): Promise<Map<string, string>> {
+export async function egressHolders(ctx: Context): Promise<Map<string, string>> {
   const held = new Map<string, string>();
   for (const name of await ctx.backend.listStates(ctx.signal)) {
     const raw = await ctx.backend.readState(ctx.signal, name);

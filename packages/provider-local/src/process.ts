@@ -1,7 +1,7 @@
 import { transientError } from '@egress-proxies/contract';
 import { sleep } from '@egress-proxies/provider-utils';
 import type { ProcessInfo } from './backend.js';
-import type { OpContext } from './context.js';
+import type { Context } from './context.js';
 import type { ProcessCondition } from './state.js';
 import type { InstanceRecord } from './state-file.js';
 
@@ -27,7 +27,7 @@ export function listensOn(info: ProcessInfo, port: number): boolean {
 
 /** The instance's own process, when it runs now (one inspect call; none without a pid). */
 export async function ownProcess(
-  ctx: OpContext,
+  ctx: Context,
   name: string,
   record: InstanceRecord,
 ): Promise<ProcessInfo | undefined> {
@@ -36,7 +36,7 @@ export async function ownProcess(
   return isOurProcess(info, record, ctx.paths.runtimeDir(name)) ? info : undefined;
 }
 
-export async function processRuns(ctx: OpContext, name: string, record: InstanceRecord): Promise<boolean> {
+export async function processRuns(ctx: Context, name: string, record: InstanceRecord): Promise<boolean> {
   return (await ownProcess(ctx, name, record)) !== undefined;
 }
 
@@ -51,7 +51,7 @@ export function connectAddress(record: InstanceRecord, fallbackBind: string): st
 
 /** Process alive, then port: the input of the state table. */
 export async function conditionOf(
-  ctx: OpContext,
+  ctx: Context,
   name: string,
   record: InstanceRecord,
 ): Promise<ProcessCondition> {
@@ -73,7 +73,7 @@ export async function conditionOf(
 }
 
 /** Polls `done` until it holds or `ms` pass; false on expiry. Aborts with the call's signal. */
-export async function pollUntil(ctx: OpContext, ms: number, done: () => Promise<boolean>): Promise<boolean> {
+export async function pollUntil(ctx: Context, ms: number, done: () => Promise<boolean>): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await done()) return true;
@@ -87,7 +87,7 @@ export async function pollUntil(ctx: OpContext, ms: number, done: () => Promise<
  * not record: left by a crash between the spawn and the state write. Their command line names
  * the runtime directory, which only this instance's processes do.
  */
-export async function stopStrays(ctx: OpContext, name: string): Promise<void> {
+export async function stopStrays(ctx: Context, name: string): Promise<void> {
   const prefix = `${ctx.paths.runtimeDir(name)}/`;
   const strays = await ctx.backend.findProcesses(ctx.signal, prefix);
   if (strays.length === 0) return;
@@ -108,7 +108,7 @@ export async function stopStrays(ctx: OpContext, name: string): Promise<void> {
 }
 
 /** SIGTERM, a grace period, then SIGKILL; only ever for a pid that passed `isOurProcess`. */
-export async function stopProcess(ctx: OpContext, name: string, record: InstanceRecord): Promise<void> {
+export async function stopProcess(ctx: Context, name: string, record: InstanceRecord): Promise<void> {
   if (!record.pid || !(await processRuns(ctx, name, record))) return;
   const pid = record.pid;
   // Identity was proven above; from here the pid stays ours until it exits or is reused (a new

@@ -1,26 +1,11 @@
 import { networkInterfaces } from 'node:os';
-import type {
-  CallOptions,
-  Checker,
-  CheckResult,
-  CreateRequest,
-  LogFields,
-  Logger,
-  Provider,
-  ProviderProfile,
-} from '@egress-proxies/contract';
+import type { CallOptions, Checker, Logger, Provider } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import {
-  createOperationRunner,
-  instanceFields,
-  type OperationCall,
-  type OperationRunner,
-  silentLogger,
-} from '@egress-proxies/provider-utils';
+import { defineProvider } from '@egress-proxies/provider-utils';
 import type { LocalBackend } from './backend.js';
 import { checkHost } from './check.js';
 import { type LocalConfig, type LocalConfigInput, resolveConfig } from './config.js';
-import { DEFAULT_TIMING, type OpContext, type Shared, type Timing } from './context.js';
+import { type Context, DEFAULT_TIMING, type Shared, type Timing } from './context.js';
 import { createInstance } from './create.js';
 import { deleteInstance } from './delete.js';
 import { buildEgressPlan, type EgressPlan } from './egress-plan.js';
@@ -63,6 +48,15 @@ function hostAddresses(): string[] {
     .map((a) => a.address);
 }
 
+/** A local provider entry: the contract's Provider and its Checker in one object. */
+export interface LocalProvider extends Provider, Checker {
+  readonly config: LocalConfig;
+  get(id: string, opts?: CallOptions): Promise<LocalInstance>;
+  listByTag(opts?: CallOptions): Promise<LocalInstance[]>;
+  /** Marks the provider closed; the proxies keep running (they outlive the process by design). */
+  close(): Promise<void>;
+}
+
 /**
  * A local provider and its Checker (the same object): proxies as detached processes on this
  * host, Squid when installed, the built-in Node proxy otherwise. Validates `config` (a bad one
@@ -72,104 +66,58 @@ export function createLocalProvider(
   config: LocalConfigInput,
   options: LocalProviderOptions = {},
 ): LocalProvider {
-  return new LocalProvider(config, options);
+  return buildLocalProvider(config, options);
 }
 
-/** Proxies as supervised processes on this host. */
-export class LocalProvider implements Provider, Checker {
-  readonly name: string;
-  readonly type = LOCAL_TYPE;
-  readonly profile: ProviderProfile = localProfile;
-  readonly config: LocalConfig;
-  readonly #shared: Shared;
-  readonly #backend: LocalBackend;
-  readonly #runner: OperationRunner;
-  #closed = false;
-
-  constructor(config: LocalConfigInput | LocalConfig, options: LocalProviderOptions = {}) {
-    this.name = options.name ?? LOCAL_TYPE;
-    this.config = resolveConfig(config, this.name);
-    this.#backend = options.backend ?? createOsBackend(this.config.stateDir);
-    this.#runner = createOperationRunner({
-      name: this.name,
-      logger: options.logger ?? silentLogger,
-      isClosed: () => this.#closed,
-    });
-    const getuid = process.getuid;
-    this.#shared = {
-      providerName: this.name,
-      config: this.config,
-      egressPlan: expandPlan(this.config),
-      paths: statePaths(this.config.stateDir),
-      timing: { ...DEFAULT_TIMING, ...options.timing },
-      locks: new KeyedLock<string>(),
-      reservedPorts: new Set(),
-      localAddresses: options.localAddresses ?? hostAddresses,
-      isRoot: () => getuid?.() === 0,
-    };
-  }
-
-  #context(call: Pick<OperationCall, 'signal' | 'logger'>): OpContext {
-    return {
-      ...this.#shared,
-      backend: observe(this.#backend, call.logger),
-      pollBackend: observe(this.#backend, call.logger, 2),
-      signal: call.signal,
-      logger: call.logger,
-    };
-  }
-
-  #run<T>(
-    op: string,
-    opts: CallOptions | undefined,
-    fn: (ctx: OpContext) => Promise<T>,
-    fields?: LogFields,
-  ): Promise<T> {
-    return this.#runner.run(op, opts, (call) => fn(this.#context(call)), fields);
-  }
-
-  create(req: CreateRequest, opts?: CallOptions): Promise<string> {
-    return this.#run(
-      'create',
-      opts,
-      (ctx) => createInstance(ctx, req),
-      instanceFields(() => req.name),
-    );
-  }
-
-  get(id: string, opts?: CallOptions): Promise<LocalInstance> {
-    return this.#run(
-      'get',
-      opts,
-      (ctx) => getInstance(ctx, id),
-      instanceFields(() => parseId(id)),
-    );
-  }
-
-  delete(id: string, opts?: CallOptions): Promise<void> {
-    return this.#run(
-      'delete',
-      opts,
-      (ctx) => deleteInstance(ctx, id),
-      instanceFields(() => parseId(id)),
-    );
-  }
-
-  listByTag(opts?: CallOptions): Promise<LocalInstance[]> {
-    return this.#run('listByTag', opts, (ctx) => listInstances(ctx));
-  }
-
-  /** One result for this host; never rejects (an expired signal is a `Timeout` result) until close. */
-  async check(opts?: CallOptions): Promise<CheckResult[]> {
-    if (this.#closed) throw this.#runner.closedError('check');
-    const ctx = this.#context({ signal: opts?.signal, logger: this.#runner.loggerFor('check', opts) });
-    const result = await checkHost(ctx);
-    ctx.logger.log(1, 'local check', { target: result.target, ready: result.ready, reason: result.reason });
-    return [result];
-  }
-
-  /** Marks the provider closed; the proxies keep running (they outlive the process by design). */
-  async close(): Promise<void> {
-    this.#closed = true;
-  }
+/** `createLocalProvider`, also taking a config already resolved (the test harness's). */
+export function buildLocalProvider(
+  input: LocalConfigInput | LocalConfig,
+  options: LocalProviderOptions = {},
+): LocalProvider {
+  const name = options.name ?? LOCAL_TYPE;
+  const config = resolveConfig(input, name);
+  const backend = options.backend ?? createOsBackend(config.stateDir);
+  const getuid = process.getuid;
+  const shared: Shared = {
+    providerName: name,
+    config,
+    egressPlan: expandPlan(config),
+    paths: statePaths(config.stateDir),
+    timing: { ...DEFAULT_TIMING, ...options.timing },
+    locks: new KeyedLock<string>(),
+    reservedPorts: new Set(),
+    localAddresses: options.localAddresses ?? hostAddresses,
+    isRoot: () => getuid?.() === 0,
+  };
+  return defineProvider({
+    type: LOCAL_TYPE,
+    name,
+    profile: localProfile,
+    logger: options.logger,
+    nameOfId: parseId,
+    context: (call): Context => ({
+      ...shared,
+      ...call,
+      backend: observe(backend, call.logger),
+      pollBackend: observe(backend, call.logger, 2),
+    }),
+    ops: {
+      create: createInstance,
+      get: getInstance,
+      delete: deleteInstance,
+      listByTag: listInstances,
+      // One result for this host; never rejects (an expired signal is a `Timeout` result).
+      check: async (ctx) => {
+        const result = await checkHost(ctx);
+        ctx.logger.log(1, 'local check', {
+          target: result.target,
+          ready: result.ready,
+          reason: result.reason,
+        });
+        return [result];
+      },
+    },
+    // Nothing to release: the proxies keep running (they outlive the process by design).
+    extra: { config },
+  }) as LocalProvider;
 }

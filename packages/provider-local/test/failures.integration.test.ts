@@ -4,13 +4,8 @@ import { join } from 'node:path';
 import { ErrorCode, InstanceState, isPermanent, isTransient, ProviderError } from '@egress-proxies/contract';
 import { createLogger, type LogLine } from '@egress-proxies/provider-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createLocalProvider,
-  createOsBackend,
-  type LocalBackend,
-  LocalErrorCode,
-  type LocalInstance,
-} from '../src/index.js';
+import { createLocalProvider, type LocalBackend, LocalErrorCode, type LocalInstance } from '../src/index.js';
+import { createOsBackend } from '../src/internal/index.js';
 import { killAllAndRemove, makeRequest, tempStateDir } from './helpers.js';
 
 const RANGE = { min: 23050, max: 23059 };

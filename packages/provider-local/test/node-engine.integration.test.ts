@@ -4,7 +4,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, InstanceState, isNotFound, ProviderError } from '@egress-proxies/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalProvider, encodeState, formatId, type LocalInstance, parseId } from '../src/index.js';
+import { createLocalProvider, type LocalInstance } from '../src/index.js';
+import { encodeState, formatId, parseId } from '../src/internal/index.js';
 import {
   createForFetch,
   killAllAndRemove,

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InstanceState } from '@egress-proxies/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalProvider, type LocalInstance, parseId } from '../src/index.js';
+import { createLocalProvider, type LocalInstance } from '../src/index.js';
+import { parseId } from '../src/internal/index.js';
 import {
   createForFetch,
   ensureSquid,

@@ -2,7 +2,7 @@ import { type CreateRequest, ErrorCode, permanentError, transientError } from '@
 import type { ClusterResource, VmConfig } from './backend.js';
 import type { Context } from './context.js';
 import { nicFromMark, type PlannedNic, planFor, withAllocation } from './egress.js';
-import { isAlreadyExists, isAlreadyRunning, isNotExist } from './errors.js';
+import { isAlreadyExists, isAlreadyRunning, isNotExist, ProxmoxErrorCode } from './errors.js';
 import { formatProviderId } from './id.js';
 import { formatDescription, PROXMOX_TAG, parseDescription } from './marks.js';
 import { type ResolvedPlacement, resolvePlacement } from './placement.js';
@@ -139,10 +139,11 @@ async function checkTemplate(
     );
     // Transient, like a missing storage pool on kvm: templates are often made by automation
     // (Packer, a restore) that may finish after the operator started; the Checker names it.
-    if (!direct) throw transientError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
+    if (!direct) throw transientError(`${where} does not exist`, { code: ProxmoxErrorCode.TemplateNotFound });
     return checkTemplateConfig(ctx, where, p, { node: direct.node, cfg: direct.cfg });
   }
-  if (entry.type !== 'qemu') throw transientError(`${where} does not exist`, { code: 'TEMPLATE_NOT_FOUND' });
+  if (entry.type !== 'qemu')
+    throw transientError(`${where} does not exist`, { code: ProxmoxErrorCode.TemplateNotFound });
   let cfg: VmConfig;
   try {
     cfg = await ctx.api.vmConfig(ctx.signal, entry.node, p.template);
@@ -162,28 +163,28 @@ async function checkTemplate(
 function checkTemplateConfig(ctx: Context, where: string, p: ResolvedPlacement, t: Template): Template {
   const { cfg } = t;
   if (Number(cfg.template) !== 1)
-    throw permanentError(`${where} is a VM, not a template`, { code: 'TEMPLATE_INVALID' });
+    throw permanentError(`${where} is a VM, not a template`, { code: ProxmoxErrorCode.TemplateInvalid });
   if (hasCloudInitDrive(cfg)) {
     throw permanentError(`${where} has a cloud-init drive; remove it, the seed ISO takes its place`, {
-      code: 'TEMPLATE_INVALID',
+      code: ProxmoxErrorCode.TemplateInvalid,
     });
   }
   if ((ctx.cfg.bridge || ctx.cfg.vlanTag !== undefined) && typeof cfg.net0 !== 'string') {
     throw permanentError(`${where} has no net0 to put on the configured bridge/VLAN`, {
-      code: 'TEMPLATE_INVALID',
+      code: ProxmoxErrorCode.TemplateInvalid,
     });
   }
   const plan = planFor(ctx, p.node);
   if (plan && typeof cfg.net0 !== 'string') {
     throw permanentError(`${where} has no net0 to carry the addresses of egress plan ${plan.name}`, {
-      code: 'TEMPLATE_INVALID',
+      code: ProxmoxErrorCode.TemplateInvalid,
     });
   }
   if (p.machineType.diskGiB !== undefined) {
     const disk = bootDisk(cfg);
     if (!disk || diskSizeGiB(cfg[disk]) === undefined) {
       throw permanentError(`${where} has no boot disk with a size to grow to ${p.machineType.diskGiB} GiB`, {
-        code: 'TEMPLATE_INVALID',
+        code: ProxmoxErrorCode.TemplateInvalid,
       });
     }
   }

@@ -12,6 +12,16 @@ import { ApiError, TaskError } from './api-error.js';
 // for it. Task errors carry no status: they are matched on the task's exitstatus instead.
 
 /** §4: `Configuration file 'nodes/<n>/qemu-server/<vmid>.conf' does not exist` (500). */
+/** Codes this provider adds to the contract's (documented in the README). */
+export const ProxmoxErrorCode = {
+  /** A clone lock outlived the clone budget: a clone task on the node is stuck. */
+  CloneLockStuck: 'CLONE_LOCK_STUCK',
+  /** The template named by the config is not there (yet) on the node. */
+  TemplateNotFound: 'TEMPLATE_NOT_FOUND',
+  /** The template named by the config is not usable (a VM, no cloud-init drive, ...). */
+  TemplateInvalid: 'TEMPLATE_INVALID',
+} as const;
+
 const NOT_EXIST_RE = /^Configuration file '[^']*' does not exist/;
 /** §6 stop task on a vanished VM: `unable to find configuration file for VM <vmid> on node '<n>'`. */
 const NO_CONFIG_TASK_RE = /^unable to find configuration file for VM \d+/;

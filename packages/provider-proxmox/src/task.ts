@@ -3,6 +3,7 @@ import { sleep } from '@egress-proxies/provider-utils';
 import { ApiError, TaskError, taskType, upidNode } from './api-error.js';
 import type { VmConfig } from './backend.js';
 import type { Context } from './context.js';
+import { ProxmoxErrorCode } from './errors.js';
 
 /**
  * Polls a task to its end through its UPID (reference §9). `OK` and `WARNINGS: n` succeed; any
@@ -123,7 +124,7 @@ async function cloneRunningSince(ctx: Context, node: string): Promise<number | u
 function cloneLockStuck(vmid: number, node: string, why: string) {
   return transientError(
     `VM ${vmid} on node ${node} carries lock 'clone' and ${why}; if no clone task is running for it, clear the lock with 'qm unlock ${vmid}' on node ${node}`,
-    { code: 'CLONE_LOCK_STUCK', details: { vmid, node, lock: 'clone' } },
+    { code: ProxmoxErrorCode.CloneLockStuck, details: { vmid, node, lock: 'clone' } },
   );
 }
 

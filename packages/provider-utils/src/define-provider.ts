@@ -111,8 +111,7 @@ export function defineProvider<C extends OpContext, E extends object = object>(
     ...(def.operationField === undefined ? {} : { operationField: def.operationField }),
     ...(def.failureLogPrefix ? { failureLogPrefix: def.failureLogPrefix } : {}),
   });
-  const around = <T>(ctx: C, fn: () => Promise<T>): Promise<T> =>
-    def.around ? def.around(ctx, fn) : fn();
+  const around = <T>(ctx: C, fn: () => Promise<T>): Promise<T> => (def.around ? def.around(ctx, fn) : fn());
   const run = <T>(
     operation: string,
     opts: CallOptions | undefined,

@@ -18,7 +18,7 @@ import type { ImageFetcher } from '../http-fetcher.js';
 import { formatProviderId } from '../id.js';
 import { metadataElement, parseMark } from '../metadata.js';
 import { overlayName, secondaryOf, seedName } from '../names.js';
-import { KvmFamilyProvider, type KvmProviderOptions } from '../provider.js';
+import { createKvmFamilyProvider, type KvmFamilyProvider, type KvmProviderOptions } from '../provider.js';
 import { loadCredentials } from '../ssh-dialer.js';
 import { isUp, stateName } from '../state.js';
 import { FAKE_HOST_CONDITIONS, type FakeHostCondition, FakeLibvirt } from './fake-libvirt.js';
@@ -287,7 +287,7 @@ export function kvmConformanceHarness(opts: KvmHarnessOptions): ConformanceHarne
     };
     const provider = opts.makeProvider
       ? opts.makeProvider(config, options)
-      : new KvmFamilyProvider(flavour, config, options);
+      : createKvmFamilyProvider(flavour, config, options);
     return {
       provider,
       checker: provider,

@@ -1,6 +1,6 @@
 import { ErrorCode, isNotFound } from '@egress-proxies/contract';
 import type { KvmFlavour } from '../flavour.js';
-import { KvmFamilyProvider } from '../provider.js';
+import { createKvmFamilyProvider, type KvmFamilyProvider } from '../provider.js';
 import { failure } from './real-fixtures.js';
 import { domainNames, poolVolumes, realHostConfig } from './real-helpers.js';
 import { useRealHost } from './real-suite-host.js';
@@ -32,7 +32,7 @@ export function describeRealSharedHost(o: RealSharedHostSuiteOptions): void {
         images: { tiny: { url: `${host.server.base}/tiny.qcow2` } },
       });
       const mine = o.createProvider(cfg, { name: `${flavour.type}-shared` });
-      const theirs = new KvmFamilyProvider(other, cfg, { name: `${other.type}-shared` });
+      const theirs = createKvmFamilyProvider(other, cfg, { name: `${other.type}-shared` });
       try {
         const a = request(flavour.type);
         const b = request(other.type);

@@ -16,13 +16,13 @@ import { silentLogger } from '@egress-proxies/provider-utils';
 import { type LocalBackend, STEPS, type Step } from '../backend.js';
 import { checkTarget, LocalCheckReason } from '../check.js';
 import { type LocalConfig, resolveConfig } from '../config.js';
-import { DEFAULT_TIMING, type OpContext, type Timing } from '../context.js';
+import { type Context, DEFAULT_TIMING, type Timing } from '../context.js';
 import { formatId } from '../id.js';
 import { ensureRunning } from '../launch.js';
 import { createOsBackend } from '../os-backend.js';
 import { statePaths } from '../paths.js';
 import { isOurProcess, stopProcess } from '../process.js';
-import { LocalProvider } from '../provider.js';
+import { buildLocalProvider } from '../provider.js';
 import { decodeState, encodeState, type InstanceRecord } from '../state-file.js';
 import { ControlledBackend } from './controlled-backend.js';
 
@@ -55,7 +55,7 @@ export interface LocalHarnessOptions {
 const FOREIGN_STATE = (name: string) =>
   `${JSON.stringify({ kind: 'someone-else.example/v1', name, note: 'not made by egress-proxies' })}\n`;
 
-function seedContext(config: LocalConfig, backend: LocalBackend, timing: Timing): OpContext {
+function seedContext(config: LocalConfig, backend: LocalBackend, timing: Timing): Context {
   return {
     providerName: 'seed',
     config,
@@ -68,6 +68,7 @@ function seedContext(config: LocalConfig, backend: LocalBackend, timing: Timing)
     isRoot: () => process.getuid?.() === 0,
     backend,
     pollBackend: backend,
+    operation: 'seed',
     signal: undefined,
     logger: silentLogger,
   };
@@ -291,7 +292,7 @@ export function createLocalHarness(options: LocalHarnessOptions): ConformanceHar
       ...options.timing,
     };
     const controlled = new ControlledBackend(createOsBackend(stateDir));
-    const provider = new LocalProvider(config, { name: providerName, backend: controlled.backend, timing });
+    const provider = buildLocalProvider(config, { name: providerName, backend: controlled.backend, timing });
     return {
       provider,
       checker: provider,
