@@ -2,17 +2,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { COMMAND_USAGE, cliVersion, jsonOutputRequested, wantsHelp } from './cli/command-help.js';
-import { parseCrdsFlags } from './cli/crds-flags.js';
-import { FlagError } from './cli/flag-error.js';
-import { FlagReader } from './cli/flag-reader.js';
-import { GATEWAY_USAGE } from './cli/gateway-usage.js';
-import { parseRunFlags, RUN_USAGE, RUN_WORDING } from './cli/run-flags.js';
-import { parseStandaloneFlags, STANDALONE_USAGE } from './cli/standalone-flags.js';
-import type { Io } from './standalone/commands.js';
+import { COMMAND_USAGE, cliVersion, jsonOutputRequested, wantsHelp } from './commands/command-help.js';
+import { parseCrdsFlags } from './commands/crds-flags.js';
+import { FlagError } from './commands/flag-error.js';
+import { FlagReader } from './commands/flag-reader.js';
+import { GATEWAY_USAGE } from './commands/gateway-usage.js';
+import { parseRunFlags, RUN_USAGE, RUN_WORDING } from './commands/run-flags.js';
+import type { Io } from './commands/standalone-commands.js';
+import { parseStandaloneFlags, STANDALONE_USAGE } from './commands/standalone-flags.js';
 
 // Each command imports what it needs when it runs, so `--help` (and a typo) loads none of it.
-const standaloneCommands = () => import('./standalone/commands.js');
+const standaloneCommands = () => import('./commands/standalone-commands.js');
 
 const USAGE = `usage: egress-proxies <command> [flags]
 
@@ -58,10 +58,10 @@ async function run(args: string[]): Promise<number> {
     { startTracing },
   ] = await Promise.all([
     import('@kubernetes/client-node'),
-    import('./log/logger.js'),
-    import('./log/text-format.js'),
-    import('./operator.js'),
-    import('./tracing/sdk.js'),
+    import('./domain/logger.js'),
+    import('./domain/text-format.js'),
+    import('./cluster/operator.js'),
+    import('./telemetry/tracing.js'),
   ]);
   const log = createOperatorLogger(
     flags.logLevel,
@@ -114,7 +114,7 @@ async function run(args: string[]): Promise<number> {
     { installation: op.installation, identity: op.identity, httpPort: op.httpPort },
     'operator started',
   );
-  const { KubePoolController } = await import('./pool/kube-pool-controller.js');
+  const { KubePoolController } = await import('./cluster/kube-pool-controller.js');
   const pools = new KubePoolController({
     kubeConfig: kc,
     logger: log,
@@ -164,7 +164,7 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`egress-proxies ${cliVersion()}\n`);
         return 0;
       case 'secret':
-        return await (await import('./cli/secret-command.js')).secretCommand(rest, terminalIo());
+        return await (await import('./commands/secret-command.js')).secretCommand(rest, terminalIo());
       case 'run':
         return await run(rest);
       case 'crds':
@@ -182,8 +182,8 @@ async function main(argv: string[]): Promise<number> {
         return await (await standaloneCommands()).downCommand(flags, terminalIo());
       }
       case 'gateway': {
-        const { parseGatewayFlags } = await import('./gateway/gateway-flags.js');
-        const { gatewayCommand } = await import('./gateway/gateway-command.js');
+        const { parseGatewayFlags } = await import('./commands/gateway-flags.js');
+        const { gatewayCommand } = await import('./commands/gateway-command.js');
         return await gatewayCommand(parseGatewayFlags(rest), terminalIo(true).interrupted);
       }
       case undefined:

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COMMAND_USAGE } from '../src/cli/command-help.js';
+import { COMMAND_USAGE } from '../src/commands/command-help.js';
 import { runCli } from './support/run-cli.js';
 
 // The conventions every command keeps: --help, --version, unknown flags refused, json output

@@ -10,9 +10,9 @@ import {
 import type { CheckResult, Provider } from '@egress-proxies/contract';
 import { loggerOf, ProviderRegistry } from '@egress-proxies/provider-utils';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ProviderJson, ProxyJson } from '../src/cli/json-records.js';
-import { parseStandaloneFlags } from '../src/cli/standalone-flags.js';
-import { type Io, statusCommand } from '../src/standalone/commands.js';
+import type { ProviderJson, ProxyJson } from '../src/commands/json-records.js';
+import { type Io, statusCommand } from '../src/commands/standalone-commands.js';
+import { parseStandaloneFlags } from '../src/commands/standalone-flags.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
 
 // Standalone mode over a fake provider (the reference provider under the `local` config type)

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
+import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
 import type { ProxyUsers } from './basic-auth.js';
 import { BAN_REPORT_HEADER, debugEnabled, type GatewayContext, MEMBER_HEADER } from './gateway-context.js';
 import { GatewayMetrics } from './gateway-metrics.js';
