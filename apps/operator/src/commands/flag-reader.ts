@@ -26,7 +26,8 @@ function unknownFlagMessage(err: unknown, options: Options): string | undefined 
   const given = /^Unknown option '([^']+)'/.exec(String((err as Error).message))?.[1];
   if (!given) return undefined;
   const flags = Object.keys(options);
-  const guess = closest(given.replace(/^--?/, '').split('=')[0] ?? '', flags);
+  // Every command takes --help too (the dispatcher answers it), so `--halp` is pointed there.
+  const guess = closest(given.replace(/^--?/, '').split('=')[0] ?? '', [...flags, 'help']);
   return guess
     ? `Unknown option '${given}' (did you mean --${guess}?)`
     : `Unknown option '${given}' (known: ${flags.map((f) => `--${f}`).join(', ')})`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveSettings } from './gateway-command.js';
 import { parseGatewayFlags } from './gateway-flags.js';
+import { effectiveSettings } from './gateway-run.js';
 
 describe('gateway flags', () => {
   it('leaves every pool-given setting unset when its flag is absent', () => {

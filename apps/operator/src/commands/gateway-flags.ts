@@ -56,28 +56,26 @@ function banStatusesFlag(value: string): number[] {
   return out;
 }
 
+/** The flags `gateway` takes. */
+export const GATEWAY_OPTIONS = {
+  pool: { type: 'string' },
+  members: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  listen: { type: 'string' },
+  metrics: { type: 'string' },
+  'users-dir': { type: 'string' },
+  selection: { type: 'string' },
+  'session-ttl': { type: 'string' },
+  cooldown: { type: 'string' },
+  'ban-statuses': { type: 'string' },
+  drain: { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+} as const;
+
 /** Parses the `gateway` flags; throws FlagError naming the bad flag and value. */
 export function parseGatewayFlags(args: string[]): GatewayFlags {
-  const r = new FlagReader(
-    args,
-    {
-      pool: { type: 'string' },
-      members: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      listen: { type: 'string' },
-      metrics: { type: 'string' },
-      'users-dir': { type: 'string' },
-      selection: { type: 'string' },
-      'session-ttl': { type: 'string' },
-      cooldown: { type: 'string' },
-      'ban-statuses': { type: 'string' },
-      drain: { type: 'string' },
-      'log-level': { type: 'string' },
-      'log-format': { type: 'string' },
-    },
-    WORDING,
-    'gateway',
-  );
+  const r = new FlagReader(args, GATEWAY_OPTIONS, WORDING, 'gateway');
   const pool = r.string('pool');
   const members = r.string('members');
   if ((pool === undefined) === (members === undefined))

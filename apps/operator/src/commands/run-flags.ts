@@ -65,34 +65,33 @@ export const RUN_WORDING: FlagWording = {
   hostPort: (flag, shown) => `${flag}: expected HOST:PORT, got ${shown}`,
 };
 
+/** The flags `run` takes. */
+export const RUN_OPTIONS = {
+  ...TUNING_OPTIONS,
+  kubeconfig: { type: 'string' },
+  'providers-config': { type: 'string' },
+  'installation-id': { type: 'string' },
+  namespace: { type: 'string' },
+  'operator-namespace': { type: 'string' },
+  'no-leader-election': { type: 'boolean' },
+  'lease-name': { type: 'string' },
+  'lease-duration': { type: 'string' },
+  'renew-deadline': { type: 'string' },
+  'retry-period': { type: 'string' },
+  'reconcile-timeout': { type: 'string' },
+  'latch-retry': { type: 'string' },
+  'transient-backoff': { type: 'string' },
+  'quota-backoff': { type: 'string' },
+  'http-bind-address': { type: 'string' },
+  'default-probe-target': { type: 'string' },
+  'probe-ca-file': { type: 'string' },
+  'otlp-endpoint': { type: 'string' },
+  'log-format': { type: 'string' },
+} as const;
+
 /** Parses the `run` flags; throws FlagError naming the bad flag. */
 export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.env): RunFlags {
-  const r = new FlagReader(
-    args,
-    {
-      ...TUNING_OPTIONS,
-      kubeconfig: { type: 'string' },
-      'providers-config': { type: 'string' },
-      'installation-id': { type: 'string' },
-      namespace: { type: 'string' },
-      'operator-namespace': { type: 'string' },
-      'no-leader-election': { type: 'boolean' },
-      'lease-name': { type: 'string' },
-      'lease-duration': { type: 'string' },
-      'renew-deadline': { type: 'string' },
-      'retry-period': { type: 'string' },
-      'reconcile-timeout': { type: 'string' },
-      'latch-retry': { type: 'string' },
-      'transient-backoff': { type: 'string' },
-      'quota-backoff': { type: 'string' },
-      'http-bind-address': { type: 'string' },
-      'default-probe-target': { type: 'string' },
-      'probe-ca-file': { type: 'string' },
-      'otlp-endpoint': { type: 'string' },
-      'log-format': { type: 'string' },
-    },
-    RUN_WORDING,
-  );
+  const r = new FlagReader(args, RUN_OPTIONS, RUN_WORDING);
   const str = (k: string) => r.string(k);
   const workers = r.integer('workers', 4, 1, 256);
   const logLevel = r.oneOf('log-level', 'info', LOG_LEVELS);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { buildSecret, secretCommand } from './secret-command.js';
+import { buildSecret, printSecret } from './secret-command.js';
 import { SECRET_MOUNTS } from './secret-usage.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ep-secret-'));
@@ -46,7 +46,7 @@ const saKey = file(
 async function printed(args: string[]) {
   let out = '';
   let err = '';
-  const code = await secretCommand(args, { out: (t) => (out += t), err: (t) => (err += t) });
+  const code = await printSecret(args, { out: (t) => (out += t), err: (t) => (err += t) });
   return {
     code,
     out,

@@ -12,7 +12,7 @@ import {
   isServiceAccountKey,
   readCredential,
 } from './secret-files.js';
-import { SECRET_MOUNTS, SECRET_USAGE, type SecretKind } from './secret-usage.js';
+import { SECRET_MOUNTS, SECRET_OPTIONS, SECRET_USAGE, type SecretKind } from './secret-usage.js';
 
 export interface SecretIo {
   out: (text: string) => void;
@@ -22,17 +22,6 @@ export interface SecretIo {
 const KINDS = Object.keys(SECRET_MOUNTS) as SecretKind[];
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
-const OPTIONS = {
-  key: { type: 'string' },
-  'known-hosts': { type: 'string' },
-  'token-file': { type: 'string' },
-  ca: { type: 'string' },
-  name: { type: 'string' },
-  namespace: { type: 'string' },
-  apply: { type: 'boolean' },
-  kubeconfig: { type: 'string' },
-} as const;
 
 /** Which flags each kind takes: another kind's flag is refused rather than ignored. */
 const KIND_FLAGS: Record<SecretKind, { required: string[]; optional: string[] }> = {
@@ -131,7 +120,7 @@ export async function buildSecret(
       `secret: expected a kind (${KINDS.join(', ')}), got ${kind === undefined ? 'none' : JSON.stringify(kind)}`,
     );
   const k = kind as SecretKind;
-  const r = new FlagReader(rest, OPTIONS, RUN_WORDING, `secret ${k}`);
+  const r = new FlagReader(rest, SECRET_OPTIONS, RUN_WORDING, `secret ${k}`);
   const allowed = new Set([...KIND_FLAGS[k].required, ...KIND_FLAGS[k].optional, ...COMMON]);
   for (const flag of Object.keys(r.values))
     if (!allowed.has(flag)) throw new FlagError(`secret ${k}: --${flag} does not apply to ${k}`);
@@ -164,7 +153,7 @@ export async function buildSecret(
 }
 
 /** `egress-proxies secret KIND ...`: prints the Secret as YAML, or applies it. */
-export async function secretCommand(args: string[], io: SecretIo, signal?: AbortSignal): Promise<number> {
+export async function printSecret(args: string[], io: SecretIo, signal?: AbortSignal): Promise<number> {
   const { secret, apply, kubeconfig } = await buildSecret(args, signal);
   const kind = args[0] as SecretKind;
   const where = SECRET_MOUNTS[kind].mountPath;

@@ -26,3 +26,15 @@ file, never its content.
   --apply                       create or update the Secret through the kubeconfig instead of printing it
   --kubeconfig PATH             with --apply: this kubeconfig ($KUBECONFIG or ~/.kube/config otherwise)
 `;
+
+/** The flags `secret` takes (each kind accepts only its own, see KIND_FLAGS). */
+export const SECRET_OPTIONS = {
+  key: { type: 'string' },
+  'known-hosts': { type: 'string' },
+  'token-file': { type: 'string' },
+  ca: { type: 'string' },
+  name: { type: 'string' },
+  namespace: { type: 'string' },
+  apply: { type: 'boolean' },
+  kubeconfig: { type: 'string' },
+} as const;

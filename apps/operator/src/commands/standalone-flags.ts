@@ -27,11 +27,8 @@ export interface StandaloneFlags extends TuningFlags {
   gatewayUsers?: ProxyUsers;
 }
 
-export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers PROVIDERS [flags]
-       egress-proxies status [--state-dir DIR] [--output table|plain|json]
-       egress-proxies down --providers PROVIDERS [--state-dir DIR]
-
-  -f, --file PATH               Proxy documents (several per file; a directory of .yaml files); repeatable
+/** Every flag `up` takes, one help line each; `status` and `down` show the lines of theirs. */
+const FLAG_LINES = `  -f, --file PATH               Proxy documents (several per file; a directory of .yaml files); repeatable
   --providers PATH              providers config (the same format as in the cluster)
   --state-dir DIR               state file and installation id (default $EGRESS_PROXIES_STATE_DIR or ./.egress-proxies)
   --output MODE                 table (live, on a terminal), plain (a line per change), json (a typed record a line, nothing else); default: table on a terminal, plain otherwise
@@ -55,6 +52,31 @@ export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers
   --gateway-users DIR           the gateways' proxy users: one file per user, holding its password
 `;
 
+/** The help lines of the named flags, in the order `up` lists them; ends with a newline. */
+function flagLines(names: readonly string[]): string {
+  const lines = FLAG_LINES.split('\n').filter((l) => names.some((n) => l.includes(`--${n} `)));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The three commands at once, as the overall usage lists them. */
+export const STANDALONE_USAGE = `usage: egress-proxies up -f PROXIES --providers PROVIDERS [flags]
+       egress-proxies status [--state-dir DIR] [--output table|plain|json]
+       egress-proxies down --providers PROVIDERS [--state-dir DIR]
+
+${FLAG_LINES}`;
+
+export const UP_USAGE = `usage: egress-proxies up -f PROXIES --providers PROVIDERS [flags]
+
+${FLAG_LINES}`;
+
+export const STATUS_USAGE = `usage: egress-proxies status [--state-dir DIR] [--output table|plain|json]
+
+${flagLines(['state-dir', 'output'])}`;
+
+export const DOWN_USAGE = `usage: egress-proxies down --providers PROVIDERS [--state-dir DIR]
+
+${flagLines(['providers', 'state-dir'])}`;
+
 const STANDALONE_WORDING: FlagWording = {
   duration: (flag, shown) => `${flag}: ${shown} is not a duration (such as 30s, 5m)`,
   integer: (flag, shown) => `${flag}: ${shown} is not a valid number`,
@@ -64,30 +86,28 @@ const STANDALONE_WORDING: FlagWording = {
 
 const OUTPUT_MODES: readonly OutputMode[] = ['auto', 'table', 'plain', 'json'];
 
+/** The flags `up`, `status` and `down` take (each ignores what it does not use). */
+export const STANDALONE_OPTIONS = {
+  ...TUNING_OPTIONS,
+  file: { type: 'string', short: 'f', multiple: true },
+  providers: { type: 'string' },
+  'state-dir': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  demo: { type: 'boolean' },
+  'demo-port': { type: 'string' },
+  once: { type: 'boolean' },
+  clean: { type: 'boolean' },
+  timeout: { type: 'string' },
+  'metrics-bind-address': { type: 'string' },
+  'log-file': { type: 'string' },
+  'log-format': { type: 'string' },
+  'gateway-listen': { type: 'string' },
+  'gateway-users': { type: 'string' },
+} as const;
+
 /** Parses the flags of `up`, `status` and `down` (each ignores what it does not use). */
 export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: string[]): StandaloneFlags {
-  const r = new FlagReader(
-    args,
-    {
-      ...TUNING_OPTIONS,
-      file: { type: 'string', short: 'f', multiple: true },
-      providers: { type: 'string' },
-      'state-dir': { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      demo: { type: 'boolean' },
-      'demo-port': { type: 'string' },
-      once: { type: 'boolean' },
-      clean: { type: 'boolean' },
-      timeout: { type: 'string' },
-      'metrics-bind-address': { type: 'string' },
-      'log-file': { type: 'string' },
-      'log-format': { type: 'string' },
-      'gateway-listen': { type: 'string' },
-      'gateway-users': { type: 'string' },
-    },
-    STANDALONE_WORDING,
-    command,
-  );
+  const r = new FlagReader(args, STANDALONE_OPTIONS, STANDALONE_WORDING, command);
   const files = (r.values.file as string[] | undefined) ?? [];
   const providers = r.string('providers') ?? '';
   if (command === 'up' && files.length === 0)

@@ -20,19 +20,10 @@ import {
   type StatusRow,
 } from '../standalone/status-table.js';
 import { egressThrough } from './check-gateway.js';
+import type { Io } from './command.js';
 import { FlagError } from './flag-error.js';
 import { type JsonRecord, jsonLine, poolJson, providerJson, proxyJson } from './json-records.js';
 import type { StandaloneFlags } from './standalone-flags.js';
-
-/** Where a command writes (tests pass their own). */
-export interface Io {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  isTTY: boolean;
-  columns?: number;
-  /** Resolves when the user asks `up` to stop (Ctrl-C); `up` without --once waits on it. */
-  interrupted: Promise<void>;
-}
 
 const isAlive = (pid: number | undefined): boolean => {
   if (!pid || pid === process.pid) return false;
@@ -192,7 +183,7 @@ function onceCannotSucceed(records: ProxyRecord[], loadFailures: number, issues:
  * `up`: reconciles the Proxies in the files until interrupted (the proxies keep running), or with
  * --once until all are Ready (then, with --clean, deletes what it created).
  */
-export async function upCommand(flags: StandaloneFlags, io: Io): Promise<number> {
+export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
   const stateDir = resolve(flags.stateDir);
   mkdirSync(stateDir, { recursive: true });
   const prior = readState(stateDir);
@@ -488,7 +479,7 @@ async function announcePool(
 }
 
 /** `status`: the last state `up` wrote, from another shell. */
-export function statusCommand(flags: StandaloneFlags, io: Io): number {
+export function showStatus(flags: StandaloneFlags, io: Io): number {
   const stateDir = resolve(flags.stateDir);
   const state = readState(stateDir);
   if (!state) {
@@ -530,7 +521,7 @@ export function statusCommand(flags: StandaloneFlags, io: Io): number {
 }
 
 /** `down`: deletes what this installation created. */
-export async function downCommand(flags: StandaloneFlags, io: Io): Promise<number> {
+export async function runDown(flags: StandaloneFlags, io: Io): Promise<number> {
   const stateDir = resolve(flags.stateDir);
   const state = readState(stateDir);
   if (state && isAlive(state.pid))

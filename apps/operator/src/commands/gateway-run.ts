@@ -81,7 +81,7 @@ function serveMetrics(gw: RunningGateway, at: { host: string; port: number }, lo
  * replica's own cooldowns are written back as marks. SIGTERM stops accepting and drains open
  * connections for --drain.
  */
-export async function gatewayCommand(flags: GatewayFlags, stopped: Promise<void>): Promise<number> {
+export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>): Promise<number> {
   const log = createOperatorLogger(
     flags.logLevel,
     flags.logFormat === 'text' ? textDestination() : undefined,
