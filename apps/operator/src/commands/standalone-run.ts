@@ -179,11 +179,26 @@ function onceCannotSucceed(records: ProxyRecord[], loadFailures: number, issues:
   return undefined;
 }
 
-/**
- * `up`: reconciles the Proxies in the files until interrupted (the proxies keep running), or with
- * --once until all are Ready (then, with --clean, deletes what it created).
- */
-export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
+type EchoServer = Awaited<ReturnType<typeof startEchoServer>>;
+
+/** One `up` run: what its steps share. */
+interface UpSession {
+  flags: StandaloneFlags;
+  io: Io;
+  stateDir: string;
+  sa: RunningStandalone;
+  view: StatusView;
+  echo: EchoServer | undefined;
+  display: LiveDisplay;
+  /** How this program is run, for the commands it prints. */
+  self: string;
+  downHint: string;
+  /** Whether pool member changes are already reported. */
+  watching: boolean;
+}
+
+/** The state dir, created, when no other `up` holds it; stale temporary files removed. */
+function claimStateDir(flags: StandaloneFlags): string {
   const stateDir = resolve(flags.stateDir);
   mkdirSync(stateDir, { recursive: true });
   const prior = readState(stateDir);
@@ -192,15 +207,28 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
       `another up (pid ${prior.pid}) uses ${stateDir}; stop it or pass another --state-dir`,
     );
   removeStaleTempFiles(stateDir, isAlive);
+  return stateDir;
+}
+
+/** The log goes to a file, so the terminal keeps the table. */
+function openLog(flags: StandaloneFlags, stateDir: string) {
   const logFile = flags.logFile ?? join(stateDir, 'up.log');
   const file = pino.destination({ dest: logFile, sync: true, mkdir: true });
   const log = createOperatorLogger(flags.logLevel, flags.logFormat === 'text' ? textDestination(file) : file);
-  const echo = flags.demo ? await startEchoServer(flags.demoPort) : undefined;
-  const view = new StatusView(io, flags.output);
+  return { log, logFile };
+}
+
+/** Starts reconciling the files; invalid documents are warned about once per change. */
+async function startSession(
+  flags: StandaloneFlags,
+  stateDir: string,
+  log: ReturnType<typeof createOperatorLogger>,
+  echo: EchoServer | undefined,
+  view: StatusView,
+): Promise<RunningStandalone> {
   let lastIssues = '';
-  let sa: RunningStandalone;
   try {
-    sa = await startStandalone({
+    return await startStandalone({
       proxyPaths: flags.files,
       providersPath: flags.providers,
       stateDir,
@@ -233,14 +261,14 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
     await echo?.close();
     throw err;
   }
-  const { store } = sa;
-  if (view.mode !== 'json')
-    io.err(
-      `egress-proxies up: installation ${sa.installation}, state in ${stateDir}, logs in ${logFile}${sa.httpPort ? `, metrics on port ${sa.httpPort}` : ''}\n`,
-    );
-  // The first round of the providers' health checks: a provider that cannot work (a missing
-  // engine, an unwritable state dir) is named before any Proxy gets stuck on it.
-  await sa.healthChecked;
+}
+
+/**
+ * The first round of the providers' health checks, said: a provider that cannot work (a missing
+ * engine, an unwritable state dir) is named before any Proxy gets stuck on it. Returns how many
+ * provider modules failed to load.
+ */
+function reportProviders(sa: RunningStandalone, view: StatusView): number {
   const loadFailures = sa.providers.failures();
   for (const f of loadFailures)
     view.warn(`cannot load ${f.message}`, {
@@ -250,7 +278,7 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
       message: f.message,
     });
   const failedNames = new Set(loadFailures.map((f) => f.entry.name));
-  for (const p of store.providerHealth()) {
+  for (const p of sa.store.providerHealth()) {
     if (failedNames.has(p.name)) continue;
     const failing = p.status.targets?.filter((t) => !t.ready) ?? [];
     for (const t of failing)
@@ -261,6 +289,16 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
     if (!p.status.targets && p.status.ready === false)
       view.warn(`provider ${p.name}: ${p.status.message ?? 'not ready'}`, providerJson(p));
   }
+  return loadFailures.length;
+}
+
+interface LiveDisplay {
+  redraw(): void;
+  stop(): void;
+}
+
+/** Redraws the view on every change the store shows (at most every 100 ms). */
+function liveDisplay(store: RunningStandalone['store'], view: StatusView): LiveDisplay {
   let pending: NodeJS.Timeout | undefined;
   const redraw = () => {
     pending = undefined;
@@ -272,12 +310,81 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
   // The table shows how long a slow step has taken, so it is redrawn while one is running.
   const ticker = view.mode === 'table' ? setInterval(redraw, 1000) : undefined;
   redraw();
+  return {
+    redraw,
+    stop: () => {
+      unsubscribe();
+      clearInterval(ticker);
+      clearTimeout(pending);
+    },
+  };
+}
 
-  const self = selfCommand();
-  const downHint = `${self} down --providers ${quote(flags.providers)} --state-dir ${quote(flags.stateDir)}`;
-  // What goes away with up (its pools' gateways), read before stopping, to say so after.
-  let gateways: (PoolView & { gateway: string })[] = [];
-  let code = 0;
+/** All Proxies Ready: says so, shows the curl line (through a pool's gateway when there is one), and with `check` tries it. */
+async function announceReady(s: UpSession, check: boolean): Promise<boolean> {
+  const { sa, view, echo, display } = s;
+  display.redraw();
+  const records = sa.store.records().filter(notDeleting);
+  const curl = records.map((r) => curlFor(r, echo?.url)).find((c) => c !== undefined);
+  view.say(`all ${records.length} proxies are Ready.`, {
+    type: 'ready',
+    ready: true,
+    proxies: records.length,
+  });
+  // One planning round first, so the gateway routes over every member that is Ready now.
+  await sa.pools.step();
+  const pool = sa.pools.views().find((p) => p.gateway);
+  // From now on a member's cooldown (and its end) is a pool record, with `cooledDown` members.
+  if (!s.watching)
+    sa.pools.onMemberChange((c) =>
+      view.say(
+        `pool ${c.view.key}: member ${c.member} ${c.cooledDown ? `cooled down (${c.reason})` : 'back in rotation'}`,
+        poolJson(c.view),
+      ),
+    );
+  s.watching = true;
+  if (pool?.gateway && echo) {
+    const ok = await announcePool(view, { ...pool, gateway: pool.gateway }, echo.url, check);
+    display.redraw();
+    return ok;
+  }
+  if (curl) view.say(`try: ${curl.line}`, { type: 'curl', curl: curl.line });
+  if (check && curl) {
+    const r = await createHttpProbe({})(
+      { host: curl.host, port: curl.port, target: curl.target, timeoutMs: 5000, retries: 2 },
+      AbortSignal.timeout(20_000),
+    );
+    if (!r.ok) {
+      view.say(`check failed: ${curl.line}: ${r.error}`, {
+        type: 'check',
+        ok: false,
+        curl: curl.line,
+        error: r.error,
+      });
+      return false;
+    }
+    view.say(`checked: ${curl.line} answered 200${r.egressIP ? `; the target saw ${r.egressIP}` : ''}`, {
+      type: 'check',
+      ok: true,
+      curl: curl.line,
+      ...(r.egressIP ? { egressIP: r.egressIP } : {}),
+    });
+  }
+  display.redraw();
+  return true;
+}
+
+/** `--once`: waits until all are Ready (then checks) or the timeout; resolves to the exit code. */
+async function runOnce(s: UpSession, loadFailures: number): Promise<number> {
+  const { sa, view, flags, io, display } = s;
+  const store = sa.store;
+  // What --once can never get past is said now, not after its whole timeout.
+  const hopeless = onceCannotSucceed(store.records(), loadFailures, store.issues().length);
+  if (hopeless) {
+    view.say(`not Ready: ${hopeless}`, { type: 'ready', ready: false, error: hopeless });
+    display.redraw();
+    return 1;
+  }
   const waitReady = async (deadline: number): Promise<boolean> => {
     while (Date.now() < deadline) {
       if (allReady(store.records())) return true;
@@ -285,127 +392,60 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
     }
     return allReady(store.records());
   };
-  let watching = false;
-  const announce = async (check: boolean): Promise<boolean> => {
-    redraw();
-    const records = store.records().filter(notDeleting);
-    const curl = records.map((r) => curlFor(r, echo?.url)).find((c) => c !== undefined);
-    view.say(`all ${records.length} proxies are Ready.`, {
+  const ready = await Promise.race([
+    waitReady(Date.now() + flags.timeoutMs),
+    io.interrupted.then(() => false),
+  ]);
+  if (ready) return (await announceReady(s, true)) ? 0 : 1;
+  const stuck = store.records().filter((r) => notDeleting(r) && r.status?.phase !== 'Ready');
+  const why =
+    store.records().length === 0
+      ? ['no valid Proxy in the files']
+      : stuck.map(
+          (r) =>
+            `${r.namespace}/${r.name} is ${r.status?.phase ?? 'Pending'}: ${r.status?.message ?? 'not reconciled yet'}`,
+        );
+  for (const w of why)
+    view.say(`not Ready after ${Math.round(flags.timeoutMs / 1000)}s: ${w}`, {
       type: 'ready',
-      ready: true,
-      proxies: records.length,
+      ready: false,
+      error: w,
     });
-    // One planning round first, so the gateway routes over every member that is Ready now.
-    await sa.pools.step();
-    const pool = sa.pools.views().find((p) => p.gateway);
-    // From now on a member's cooldown (and its end) is a pool record, with `cooledDown` members.
-    if (!watching)
-      sa.pools.onMemberChange((c) =>
-        view.say(
-          `pool ${c.view.key}: member ${c.member} ${c.cooledDown ? `cooled down (${c.reason})` : 'back in rotation'}`,
-          poolJson(c.view),
-        ),
-      );
-    watching = true;
-    if (pool?.gateway && echo) {
-      const ok = await announcePool(view, { ...pool, gateway: pool.gateway }, echo.url, check);
-      redraw();
-      return ok;
-    }
-    if (curl) view.say(`try: ${curl.line}`, { type: 'curl', curl: curl.line });
-    if (check && curl) {
-      const r = await createHttpProbe({})(
-        { host: curl.host, port: curl.port, target: curl.target, timeoutMs: 5000, retries: 2 },
-        AbortSignal.timeout(20_000),
-      );
-      if (!r.ok) {
-        view.say(`check failed: ${curl.line}: ${r.error}`, {
-          type: 'check',
-          ok: false,
-          curl: curl.line,
-          error: r.error,
+  display.redraw();
+  return 1;
+}
+
+/** Without --once: reconciles until Ctrl-C, announcing once when all are Ready. */
+async function runUntilInterrupted(s: UpSession): Promise<number> {
+  const { sa, view, io, display, downHint } = s;
+  let announced = false;
+  const watchReady = async () => {
+    while (!announced) {
+      if (allReady(sa.store.records())) {
+        announced = true;
+        await announceReady(s, false);
+        view.say(`Ctrl-C stops reconciling and leaves the proxies running; \`${downHint}\` deletes them.`, {
+          type: 'hint',
+          hint: downHint,
         });
-        return false;
+        display.redraw();
+        return;
       }
-      view.say(`checked: ${curl.line} answered 200${r.egressIP ? `; the target saw ${r.egressIP}` : ''}`, {
-        type: 'check',
-        ok: true,
-        curl: curl.line,
-        ...(r.egressIP ? { egressIP: r.egressIP } : {}),
-      });
+      await new Promise((r) => setTimeout(r, 200));
     }
-    redraw();
-    return true;
   };
+  void Promise.race([watchReady(), io.interrupted]);
+  await io.interrupted;
+  announced = true;
+  return 0;
+}
 
-  try {
-    // What --once can never get past is said now, not after its whole timeout.
-    const hopeless = flags.once
-      ? onceCannotSucceed(store.records(), loadFailures.length, store.issues().length)
-      : undefined;
-    if (hopeless) {
-      code = 1;
-      view.say(`not Ready: ${hopeless}`, { type: 'ready', ready: false, error: hopeless });
-      redraw();
-    } else if (flags.once) {
-      const ready = await Promise.race([
-        waitReady(Date.now() + flags.timeoutMs),
-        io.interrupted.then(() => false),
-      ]);
-      if (ready) {
-        if (!(await announce(true))) code = 1;
-      } else {
-        code = 1;
-        const stuck = store.records().filter((r) => notDeleting(r) && r.status?.phase !== 'Ready');
-        const why =
-          store.records().length === 0
-            ? ['no valid Proxy in the files']
-            : stuck.map(
-                (r) =>
-                  `${r.namespace}/${r.name} is ${r.status?.phase ?? 'Pending'}: ${r.status?.message ?? 'not reconciled yet'}`,
-              );
-        for (const w of why)
-          view.say(`not Ready after ${Math.round(flags.timeoutMs / 1000)}s: ${w}`, {
-            type: 'ready',
-            ready: false,
-            error: w,
-          });
-        redraw();
-      }
-    } else {
-      let announced = false;
-      const watchReady = async () => {
-        while (!announced) {
-          if (allReady(store.records())) {
-            announced = true;
-            await announce(false);
-            view.say(
-              `Ctrl-C stops reconciling and leaves the proxies running; \`${downHint}\` deletes them.`,
-              {
-                type: 'hint',
-                hint: downHint,
-              },
-            );
-            redraw();
-            return;
-          }
-          await new Promise((r) => setTimeout(r, 200));
-        }
-      };
-      void Promise.race([watchReady(), io.interrupted]);
-      await io.interrupted;
-      announced = true;
-    }
-  } finally {
-    unsubscribe();
-    clearInterval(ticker);
-    clearTimeout(pending);
-    gateways = sa.pools.views().filter((p): p is PoolView & { gateway: string } => p.gateway !== undefined);
-    await sa.stop();
-    redraw();
-    view.release();
-  }
-
+/**
+ * After reconciling stopped: with --once --clean, deletes what was created (false when a delete
+ * failed); otherwise says what keeps running and how to delete it.
+ */
+async function finish(s: UpSession, gateways: (PoolView & { gateway: string })[]): Promise<boolean> {
+  const { flags, io, view, stateDir, sa, echo, self, downHint } = s;
   if (flags.once && flags.clean) {
     const r = await down({
       providersPath: flags.providers,
@@ -417,14 +457,61 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
         ? jsonLine({ type: 'down', deleted: r.deleted.length, errors: r.errors })
         : `cleaned up: deleted ${r.deleted.length} instance(s)${r.errors.length ? `; errors: ${r.errors.join('; ')}` : ''}\n`,
     );
-    if (r.errors.length) code = 1;
-  } else if (view.mode !== 'json') {
-    const n = store.records().length;
+    return r.errors.length === 0;
+  }
+  if (view.mode !== 'json') {
+    const n = sa.store.records().length;
     io.out(
       `stopped reconciling; ${n} prox${n === 1 ? 'y keeps' : 'ies keep'} running. Delete: ${downHint}\n`,
     );
     for (const line of stoppedWithUp(gateways, echo?.url, self)) io.out(`${line}\n`);
   }
+  return true;
+}
+
+/**
+ * `up`: reconciles the Proxies in the files until interrupted (the proxies keep running), or with
+ * --once until all are Ready (then, with --clean, deletes what it created).
+ */
+export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
+  const stateDir = claimStateDir(flags);
+  const { log, logFile } = openLog(flags, stateDir);
+  const echo = flags.demo ? await startEchoServer(flags.demoPort) : undefined;
+  const view = new StatusView(io, flags.output);
+  const sa = await startSession(flags, stateDir, log, echo, view);
+  if (view.mode !== 'json')
+    io.err(
+      `egress-proxies up: installation ${sa.installation}, state in ${stateDir}, logs in ${logFile}${sa.httpPort ? `, metrics on port ${sa.httpPort}` : ''}\n`,
+    );
+  await sa.healthChecked;
+  const loadFailures = reportProviders(sa, view);
+  const display = liveDisplay(sa.store, view);
+  const self = selfCommand();
+  const s: UpSession = {
+    flags,
+    io,
+    stateDir,
+    sa,
+    view,
+    echo,
+    display,
+    self,
+    downHint: `${self} down --providers ${quote(flags.providers)} --state-dir ${quote(flags.stateDir)}`,
+    watching: false,
+  };
+  let code = 0;
+  // What goes away with up (its pools' gateways), read before stopping, to say so after.
+  let gateways: (PoolView & { gateway: string })[] = [];
+  try {
+    code = flags.once ? await runOnce(s, loadFailures) : await runUntilInterrupted(s);
+  } finally {
+    display.stop();
+    gateways = sa.pools.views().filter((p): p is PoolView & { gateway: string } => p.gateway !== undefined);
+    await sa.stop();
+    display.redraw();
+    view.release();
+  }
+  if (!(await finish(s, gateways))) code = 1;
   await echo?.close();
   return code;
 }
