@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { crdFiles } from '../src/api/crd.js';
 import { validateProxySpec } from '../src/api/validate.js';
-import { parseRunFlags } from '../src/cli/run-flags.js';
+import { parseRunFlags } from '../src/commands/run-flags.js';
 import { bundledRegistry } from '../src/providers/bundled.js';
 import { ensureHelm } from './support/helm.js';
 

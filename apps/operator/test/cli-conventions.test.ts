@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COMMAND_USAGE } from '../src/cli/command-help.js';
+import { COMMAND_USAGE } from '../src/commands/table.js';
 import { runCli } from './support/run-cli.js';
 
 // The conventions every command keeps: --help, --version, unknown flags refused, json output
@@ -49,6 +49,26 @@ describe('CLI conventions', () => {
       expect(r.stdout.endsWith('\n')).toBe(true);
     },
   );
+
+  it("status and down print their own flags, not all of up's", async () => {
+    const status = await cli('status', '--help');
+    expect(status.stdout).toMatch(/^usage: egress-proxies status /);
+    expect(status.stdout).toContain('--state-dir');
+    expect(status.stdout).not.toContain('--demo');
+    const down = await cli('down', '--help');
+    expect(down.stdout).toMatch(/^usage: egress-proxies down /);
+    expect(down.stdout).toContain('--providers');
+    expect(down.stdout).not.toContain('--once');
+  });
+
+  it('an unknown command or flag is answered with the closest one', async () => {
+    const command = await cli('stauts');
+    expect(command.status).toBe(2);
+    expect(command.stderr).toMatch(/^unknown command "stauts" \(did you mean status\?\)/);
+    const flag = await cli('up', '--halp');
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toContain("Unknown option '--halp' (did you mean --help?)");
+  });
 
   it('the overall usage lists every command and ends with a newline', async () => {
     const r = await cli('help');

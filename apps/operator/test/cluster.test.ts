@@ -7,7 +7,7 @@ import { freePort, type KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { startTracing } from '../src/tracing/sdk.js';
+import { startTracing } from '../src/telemetry/tracing.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
 import { startEchoServer, startForwardProxy } from './support/forward-proxy.js';
 import {

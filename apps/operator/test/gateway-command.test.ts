@@ -11,7 +11,7 @@ import {
   startTcpEcho,
   type TestMember,
   tunnelVia,
-} from '../src/gateway/test-support.js';
+} from './support/through-gateway.js';
 
 // `egress-proxies gateway` as its own process (the chart's gateway Deployment), over fixed members.
 const cli = join(import.meta.dirname, '..', 'dist', 'main.js');

@@ -8,14 +8,14 @@ import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ProxyObject } from '../src/api/proxy.js';
-import { markCooledDown } from '../src/gateway/cluster-pool.js';
+import { markCooledDown } from '../src/cluster/cluster-pool.js';
+import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
+import { type RunningOperator, startOperator } from '../src/cluster/operator.js';
 import { MEMBER_HEADER } from '../src/gateway/gateway-server.js';
-import { getVia, heldAnswer, startEchoTarget, tunnelVia } from '../src/gateway/test-support.js';
-import { type RunningOperator, startOperator } from '../src/operator.js';
-import { KubePoolController } from '../src/pool/kube-pool-controller.js';
 import { startEchoServer } from '../src/standalone/echo-server.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
 import { ensureHelm } from './support/helm.js';
+import { getVia, heldAnswer, startEchoTarget, tunnelVia } from './support/through-gateway.js';
 
 // `egress-proxies gateway --pool` against the real kube-apiserver, as the chart deploys it: with
 // the chart's Role and nothing more, over a pool whose members are real local proxies (the local

@@ -1,7 +1,7 @@
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubePoolController } from '../src/pool/kube-pool-controller.js';
+import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds } from './support/cluster.js';
 
 // The pool controller against the real kube-apiserver. There is no Proxy reconciler here: a

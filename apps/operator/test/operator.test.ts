@@ -9,7 +9,7 @@ import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINALIZER } from '../src/api/group.js';
 import type { ProxyObject } from '../src/api/proxy.js';
-import { startOperator } from '../src/operator.js';
+import { startOperator } from '../src/cluster/operator.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
 import { startEchoServer, startForwardProxy } from './support/forward-proxy.js';
 import {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { seededRandom } from '../src/chaos/seeded-random.js';
 import { readState, STATE_FILE, statePath } from '../src/standalone/state-file.js';
 import { LocalBackend } from './support/local-backend.js';
+import { seededRandom } from './support/seeded-random.js';
 
 // `up` (the built CLI, over the real local provider) killed with SIGKILL at seeded random points
 // and started again: the state file is never lost or half-written, and the run ends with every

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { egressThrough } from '../src/pool/check-gateway.js';
+import { egressThrough } from '../src/commands/check-gateway.js';
 import { down } from '../src/standalone/down.js';
 import { startEchoServer } from '../src/standalone/echo-server.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';

@@ -10,9 +10,10 @@ import {
 import type { CheckResult, Provider } from '@egress-proxies/contract';
 import { loggerOf, ProviderRegistry } from '@egress-proxies/provider-utils';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ProviderJson, ProxyJson } from '../src/cli/json-records.js';
-import { parseStandaloneFlags } from '../src/cli/standalone-flags.js';
-import { type Io, statusCommand } from '../src/standalone/commands.js';
+import type { Io } from '../src/commands/command.js';
+import type { ProviderJson, ProxyJson } from '../src/commands/json-records.js';
+import { parseStandaloneFlags } from '../src/commands/standalone-flags.js';
+import { showStatus } from '../src/commands/standalone-run.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
 
 // Standalone mode over a fake provider (the reference provider under the `local` config type)
@@ -84,7 +85,7 @@ function status(output: 'json' | 'table') {
   let out = '';
   const io: Io = { out: (t) => (out += t), err: () => {}, isTTY: false, interrupted: new Promise(() => {}) };
   const flags = parseStandaloneFlags('status', ['--state-dir', stateDir, '--output', output]);
-  expect(statusCommand(flags, io)).toBe(0);
+  expect(showStatus(flags, io)).toBe(0);
   return out;
 }
 const json = () =>

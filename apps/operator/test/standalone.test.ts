@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { localProviderFactory } from '@egress-proxies/provider-local';
 import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpLogger } from '../src/controller/op-logger.js';
+import type { OpLogger } from '../src/domain/op-logger.js';
 import { down } from '../src/standalone/down.js';
 import { startEchoServer } from '../src/standalone/echo-server.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';

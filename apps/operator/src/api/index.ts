@@ -4,5 +4,4 @@ export * from './group.js';
 export * from './provider-health.js';
 export * from './proxy.js';
 export * from './proxy-pool.js';
-export { type OpenApiSchema, type SchemaIssue, SchemaNode, s, validate } from './schema.js';
 export { ProxySpecError, validateProxySpec } from './validate.js';

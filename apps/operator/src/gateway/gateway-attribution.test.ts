@@ -2,6 +2,13 @@
 // runs them) and real origins on loopback: only a member's own failure cools it down.
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  getVia,
+  startEchoTarget,
+  startMember,
+  type TestMember,
+  tunnelVia,
+} from '../../test/support/through-gateway.js';
 import { ProxyUsers } from './basic-auth.js';
 import {
   BAN_REPORT_HEADER,
@@ -11,7 +18,6 @@ import {
   startGateway,
 } from './gateway-server.js';
 import type { GatewayMember } from './member-table.js';
-import { getVia, startEchoTarget, startMember, type TestMember, tunnelVia } from './test-support.js';
 
 let members: TestMember[] = [];
 let target: Awaited<ReturnType<typeof startEchoTarget>>;

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { OpLogger } from '../controller/op-logger.js';
+import type { OpLogger } from '../domain/op-logger.js';
 import type { GatewayStats } from './gateway-stats.js';
 import type { MemberTable } from './member-table.js';
 import type { Outcome } from './outcomes.js';

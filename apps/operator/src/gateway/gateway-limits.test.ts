@@ -2,8 +2,6 @@
 // clients get clear answers and never stop other clients from being served.
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from './gateway-server.js';
-import { resolveLimits } from './limits.js';
 import {
   echoes,
   egressVia,
@@ -12,7 +10,9 @@ import {
   startTcpEcho,
   type TestMember,
   tunnelVia,
-} from './test-support.js';
+} from '../../test/support/through-gateway.js';
+import { type RunningGateway, startGateway } from './gateway-server.js';
+import { resolveLimits } from './limits.js';
 
 let members: TestMember[] = [];
 let target: Awaited<ReturnType<typeof startEchoTarget>>;

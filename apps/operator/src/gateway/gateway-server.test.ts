@@ -1,15 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ProxyUsers } from './basic-auth.js';
-import {
-  GatewayConfigError,
-  MEMBER_HEADER,
-  MOVED_HEADER,
-  type RunningGateway,
-  startGateway,
-} from './gateway-server.js';
-import type { GatewayMember, Selection } from './member-table.js';
-import { SESSION_HEADER } from './session.js';
 import {
   echoes,
   egressVia,
@@ -20,7 +10,17 @@ import {
   startTcpEcho,
   type TestMember,
   tunnelVia,
-} from './test-support.js';
+} from '../../test/support/through-gateway.js';
+import { ProxyUsers } from './basic-auth.js';
+import {
+  GatewayConfigError,
+  MEMBER_HEADER,
+  MOVED_HEADER,
+  type RunningGateway,
+  startGateway,
+} from './gateway-server.js';
+import type { GatewayMember, Selection } from './member-table.js';
+import { SESSION_HEADER } from './session.js';
 
 let members: TestMember[] = [];
 let target: Awaited<ReturnType<typeof startEchoTarget>>;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type OpLogger, silentOpLogger } from '../controller/op-logger.js';
+import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
 import type { ProxyUsers } from './basic-auth.js';
 import { BAN_REPORT_HEADER, debugEnabled, type GatewayContext, MEMBER_HEADER } from './gateway-context.js';
 import { GatewayMetrics } from './gateway-metrics.js';
@@ -117,25 +117,71 @@ function banSet(statuses: readonly number[]): Set<number> {
 export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): Promise<RunningGateway> {
   const host = opts.host ?? '127.0.0.1';
   const pool = opts.pool;
-  const guardUsers = (users: ProxyUsers | undefined) => {
-    if (!users?.size && !isLoopback(host))
-      throw new GatewayConfigError(
-        `refusing to listen on ${host} without proxy users: a gateway reachable from other machines must require Basic auth (give it a users Secret), or listen on a loopback address`,
-      );
-  };
-  guardUsers(opts.users);
-  let limits: Required<GatewayLimits>;
-  try {
-    limits = resolveLimits(opts);
-  } catch (err) {
-    throw new GatewayConfigError((err as Error).message);
-  }
-  let users = opts.users;
+  guardUsers(host, opts.users);
+  const limits = checkedLimits(opts);
   const log = (opts.logger ?? silentOpLogger).child({ pool });
   const metrics = opts.metrics ?? new GatewayMetrics();
   const stats = new GatewayStats(pool);
   metrics.register(stats);
-  const members = new MemberTable({
+  const members = observedMembers(opts, stats, log);
+  const state: ServingState = { users: opts.users, draining: false, tunnels: 0 };
+  const ctx = dataPathContext(opts, members, stats, log, state);
+  const serving: Serving = {
+    ctx,
+    limits,
+    state,
+    agent: memberAgent(),
+    realm: `Basic realm="egress-proxies ${pool}"`,
+  };
+  const server = gatewayServer(serving);
+  try {
+    await listen(server, opts.port ?? 0, host, signal);
+  } catch (err) {
+    metrics.unregister(stats);
+    throw err;
+  }
+  const bound = (server.address() as AddressInfo).port;
+  log.info({ host, port: bound, auth: Boolean(state.users?.size) }, 'gateway: listening');
+  return runningGateway(server, serving, { host, port: bound, metrics });
+}
+
+/** What may change while the gateway serves: its users (a Secret update), the drain, open tunnels. */
+interface ServingState {
+  users: ProxyUsers | undefined;
+  draining: boolean;
+  tunnels: number;
+}
+
+/** What the server's handlers share. */
+interface Serving {
+  ctx: GatewayContext;
+  limits: Required<GatewayLimits>;
+  state: ServingState;
+  agent: ReturnType<typeof memberAgent>;
+  /** The Basic auth challenge, naming the pool. */
+  realm: string;
+}
+
+/** Never an open proxy: off loopback the gateway needs users. */
+function guardUsers(host: string, users: ProxyUsers | undefined): void {
+  if (!users?.size && !isLoopback(host))
+    throw new GatewayConfigError(
+      `refusing to listen on ${host} without proxy users: a gateway reachable from other machines must require Basic auth (give it a users Secret), or listen on a loopback address`,
+    );
+}
+
+/** The limits with their defaults; a bad one is a configuration error. */
+function checkedLimits(opts: GatewayOptions): Required<GatewayLimits> {
+  try {
+    return resolveLimits(opts);
+  } catch (err) {
+    throw new GatewayConfigError((err as Error).message);
+  }
+}
+
+/** The member table, its cooldowns and recoveries counted and logged before the caller hears of them. */
+function observedMembers(opts: GatewayOptions, stats: GatewayStats, log: OpLogger): MemberTable {
+  return new MemberTable({
     ...opts,
     onCooldown: (member, reason, until, origin, change) => {
       const s = stats.member(member);
@@ -157,10 +203,18 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       opts.onRecover?.(member);
     },
   });
-  const sockets = new Set<Socket | Duplex>();
-  let draining = false;
+}
+
+/** The context the plain-HTTP and CONNECT paths run with. */
+function dataPathContext(
+  opts: GatewayOptions,
+  members: MemberTable,
+  stats: GatewayStats,
+  log: OpLogger,
+  state: ServingState,
+): GatewayContext {
   const ctx: GatewayContext = {
-    pool,
+    pool: opts.pool,
     members,
     stats,
     log,
@@ -171,9 +225,9 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
     answerTimeoutMs: opts.answerTimeoutMs ?? 60_000,
     attempts: opts.connectAttempts ?? 2,
-    sockets,
-    authorized: (id: ClientIdentity) => !users?.size || users.check(id.user, id.password),
-    draining: () => draining,
+    sockets: new Set(),
+    authorized: (id: ClientIdentity) => !state.users?.size || state.users.check(id.user, id.password),
+    draining: () => state.draining,
     hold(member) {
       const s = stats.member(member);
       s.active++;
@@ -195,25 +249,29 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
         log.debug({ member, reason: outcome, error: detail }, 'gateway: connection ended');
     },
   };
-  const agent = memberAgent();
-  let tunnels = 0;
-  const realm = `Basic realm="egress-proxies ${pool}"`;
+  return ctx;
+}
 
-  // A ban report (authenticated, checked by the caller) cools the named member down before the
-  // request is routed, so a session on it moves now. An unknown member is an error naming it.
-  const applyBanReport = (req: IncomingMessage): string | undefined => {
-    const named = req.headers[BAN_REPORT_HEADER];
-    if (named === undefined) return undefined;
-    const member = Array.isArray(named) ? named[0] : named;
-    if (!member || !members.members().some((m) => m.name === member)) {
-      stats.reject('bad-ban-report');
-      return `${BAN_REPORT_HEADER}: ${JSON.stringify(member ?? '')} is not a member of this pool; expected the name an ${MEMBER_HEADER} header gave\n`;
-    }
-    ctx.outcome(member, 'reported-ban');
-    return undefined;
-  };
+/**
+ * A ban report (authenticated, checked by the caller) cools the named member down before the
+ * request is routed, so a session on it moves now. An unknown member is an error naming it.
+ */
+function applyBanReport(ctx: GatewayContext, req: IncomingMessage): string | undefined {
+  const named = req.headers[BAN_REPORT_HEADER];
+  if (named === undefined) return undefined;
+  const member = Array.isArray(named) ? named[0] : named;
+  if (!member || !ctx.members.members().some((m) => m.name === member)) {
+    ctx.stats.reject('bad-ban-report');
+    return `${BAN_REPORT_HEADER}: ${JSON.stringify(member ?? '')} is not a member of this pool; expected the name an ${MEMBER_HEADER} header gave\n`;
+  }
+  ctx.outcome(member, 'reported-ban');
+  return undefined;
+}
 
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+/** Plain HTTP: the gateway's own endpoints, then auth, the drain, a ban report, and the member. */
+function requestHandler({ ctx, limits, state, agent, realm }: Serving) {
+  const { stats, members } = ctx;
+  return (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
     if (url.length > limits.maxRequestLineBytes) {
       stats.reject('uri-too-long');
@@ -225,7 +283,7 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       // The gateway's own endpoints, for probes: alive, and ready (some member is eligible).
       if (url === '/healthz') return void res.writeHead(200).end('ok\n');
       if (url === '/readyz')
-        return void res.writeHead(members.eligible().length && !draining ? 200 : 503).end();
+        return void res.writeHead(members.eligible().length && !state.draining ? 200 : 503).end();
       stats.reject('bad-request');
       return void res
         .writeHead(400, { 'content-type': 'text/plain' })
@@ -238,16 +296,20 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
         .writeHead(407, { 'proxy-authenticate': realm, 'content-type': 'text/plain' })
         .end('proxy authentication required\n');
     }
-    if (draining) {
+    if (state.draining) {
       stats.reject('draining');
       return void res.writeHead(503, { connection: 'close' }).end('gateway is shutting down\n');
     }
-    const badReport = applyBanReport(req);
+    const badReport = applyBanReport(ctx, req);
     if (badReport) return void res.writeHead(400, { 'content-type': 'text/plain' }).end(badReport);
     forwardRequest(ctx, agent, req, res, id);
   };
+}
 
-  const onConnect = (req: IncomingMessage, client: Duplex, head: Buffer) => {
+/** CONNECT: the same checks, the tunnel cap, then a tunnel through a member. */
+function connectHandler({ ctx, limits, state, realm }: Serving) {
+  const { stats } = ctx;
+  return (req: IncomingMessage, client: Duplex, head: Buffer) => {
     const answer = (status: number, text: string, extra = '') => {
       client.end(`HTTP/1.1 ${status} ${text}\r\n${extra}Content-Length: 0\r\nConnection: close\r\n\r\n`);
     };
@@ -267,24 +329,28 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       stats.reject('auth');
       return answer(407, 'Proxy Authentication Required', `Proxy-Authenticate: ${realm}\r\n`);
     }
-    if (draining) {
+    if (state.draining) {
       stats.reject('draining');
       return answer(503, 'Service Unavailable');
     }
-    const badReport = applyBanReport(req);
+    const badReport = applyBanReport(ctx, req);
     if (badReport) return answer(400, 'Bad Request');
-    if (tunnels >= limits.maxTunnels) {
+    if (state.tunnels >= limits.maxTunnels) {
       stats.reject('tunnel-cap');
       return answer(503, 'Service Unavailable');
     }
-    tunnels++;
-    client.once('close', () => tunnels--);
+    state.tunnels++;
+    client.once('close', () => state.tunnels--);
     // A tunnel that carries nothing either way for this long is closed (the relay writes to the
     // client socket, so its idle timer sees both directions).
     (client as Socket).setTimeout?.(limits.tunnelIdleTimeoutMs, () => client.destroy());
     openTunnel(ctx, client, head, target, id, answer);
   };
+}
 
+/** The HTTP server with the gateway's handlers and limits on it. */
+function gatewayServer(serving: Serving): Server {
+  const { limits } = serving;
   const server: Server = createServer(
     {
       // A request body or a tunnel may last; the head may not (slowloris).
@@ -296,11 +362,19 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       maxHeaderSize: limits.maxHeaderBytes,
       noDelay: true,
     },
-    onRequest,
+    requestHandler(serving),
   );
   // At the limit new connections are closed at accept and the open ones keep being served.
   server.maxConnections = limits.maxConnections;
-  server.on('connect', onConnect);
+  server.on('connect', connectHandler(serving));
+  capConnectionsPerClient(server, serving);
+  answerClientErrors(server, serving);
+  return server;
+}
+
+/** A client past its connection cap is answered 429 at accept; every open socket is tracked for the drain. */
+function capConnectionsPerClient(server: Server, { ctx, limits }: Serving): void {
+  const { stats, sockets } = ctx;
   const perClient = new Map<string, number>();
   server.on('connection', (s: Socket) => {
     const ip = s.remoteAddress ?? '';
@@ -323,47 +397,52 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
       else perClient.delete(ip);
     });
   });
-  // Input the parser rejects gets a clear answer where it can still be given, then the socket goes;
-  // nothing of it reaches other clients.
+}
+
+/**
+ * Input the parser rejects gets a clear answer where it can still be given, then the socket goes;
+ * nothing of it reaches other clients.
+ */
+function answerClientErrors(server: Server, { ctx, limits }: Serving): void {
   server.on('clientError', (err: NodeJS.ErrnoException, s: Duplex) => {
     const answer = clientErrorAnswer(err, limits);
-    stats.reject(answer.reason);
+    ctx.stats.reject(answer.reason);
     if (s.writable && !(s as Socket).destroyed)
       s.end(
         `HTTP/1.1 ${answer.status}\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(answer.text)}\r\n\r\n${answer.text}`,
       );
     s.destroy();
   });
-  try {
-    await listen(server, opts.port ?? 0, host, signal);
-  } catch (err) {
-    metrics.unregister(stats);
-    throw err;
-  }
-  const bound = (server.address() as AddressInfo).port;
-  log.info({ host, port: bound, auth: Boolean(users?.size) }, 'gateway: listening');
-  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+}
 
+/** The running gateway's handle: its address, live settings and users, and the drain. */
+function runningGateway(
+  server: Server,
+  { ctx, state, agent }: Serving,
+  at: { host: string; port: number; metrics: GatewayMetrics },
+): RunningGateway {
+  const { members, stats, sockets, log } = ctx;
+  const urlHost = isIP(at.host) === 6 ? `[${at.host}]` : at.host;
   let closing: Promise<void> | undefined;
   return {
-    host,
-    port: bound,
-    url: `http://${urlHost}:${bound}`,
+    host: at.host,
+    port: at.port,
+    url: `http://${urlHost}:${at.port}`,
     members,
-    metrics,
+    metrics: at.metrics,
     configure(s) {
       if (s.banStatuses) ctx.banStatuses = banSet(s.banStatuses);
       if (s.rotate) ctx.rotate = rotateSetting(s.rotate);
       members.configure(s);
     },
     setUsers(next) {
-      guardUsers(next);
-      users = next;
+      guardUsers(at.host, next);
+      state.users = next;
     },
     openConnections: () => sockets.size,
     close(graceMs = 10_000) {
       closing ??= (async () => {
-        draining = true;
+        state.draining = true;
         const stopped = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
         const deadline = setTimeout(() => {
@@ -374,7 +453,7 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
         while (sockets.size) await new Promise((r) => setTimeout(r, 20));
         clearTimeout(deadline);
         agent.destroy();
-        metrics.unregister(stats);
+        at.metrics.unregister(stats);
         log.info({}, 'gateway: stopped');
       })();
       return closing;

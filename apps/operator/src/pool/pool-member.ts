@@ -1,6 +1,5 @@
 import type { ProxyObject } from '../api/proxy.js';
 import type { PoolMemberStatus } from '../api/proxy-pool.js';
-import type { GatewayMember } from '../gateway/member-table.js';
 
 /**
  * Where a member listens: the port its provider allocated (status.port, for providers that run
@@ -12,8 +11,15 @@ export const memberPort = (p: ProxyObject): number => p.status?.port ?? p.spec.p
 export const memberReady = (p: ProxyObject): boolean =>
   p.status?.phase === 'Ready' && !p.metadata.deletionTimestamp;
 
+/** Where a Ready member is reached: the shape the gateway's member table takes, by structure. */
+export interface MemberAddress {
+  name: string;
+  host: string;
+  port: number;
+}
+
 /** A Ready member with an address, as the gateway routes through it. */
-export function gatewayMember(p: ProxyObject): GatewayMember | undefined {
+export function gatewayMember(p: ProxyObject): MemberAddress | undefined {
   if (!memberReady(p) || !p.status?.ip) return undefined;
   return { name: p.metadata.name, host: p.status.ip, port: memberPort(p) };
 }

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { ProbeOutcome, ProbeRequest } from '../reconcile/types.js';
+import type { ProbeOutcome, ProbeRequest } from '../domain/probe.js';
 
 export interface HttpProbeOptions {
   /** Extra CA certificates to trust for https targets (PEM). */

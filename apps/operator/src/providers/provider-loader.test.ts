@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ProviderFactory } from '@egress-proxies/contract';
 import { ProvidersConfigError } from '@egress-proxies/provider-utils';
 import { afterAll, describe, expect, it } from 'vitest';
-import { referenceHandle } from '../reconcile/test-fixture.js';
+import { referenceHandle } from '../../test/support/reconcile-fixture.js';
 import { ProviderLoader } from './provider-loader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ep-modules-'));

@@ -2,7 +2,7 @@ import { localProviderFactory } from '@egress-proxies/provider-local';
 import { type ProviderEntry, ProviderRegistry } from '@egress-proxies/provider-utils';
 import { loadProvidersConfig } from '@egress-proxies/provider-utils/providers-file';
 import { describe, expect, it } from 'vitest';
-import { referenceHandle } from '../reconcile/test-fixture.js';
+import { referenceHandle } from '../../test/support/reconcile-fixture.js';
 import { entryFingerprint } from './fingerprint.js';
 import { ProviderSet } from './provider-set.js';
 

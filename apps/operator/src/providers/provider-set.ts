@@ -1,6 +1,6 @@
 import type { Checker, Logger } from '@egress-proxies/contract';
 import type { ProviderEntry, ProviderRegistry } from '@egress-proxies/provider-utils';
-import type { ProviderHandle } from '../reconcile/types.js';
+import type { ProviderHandle } from '../domain/provider-handle.js';
 import { credentialFiles, entryFingerprint } from './fingerprint.js';
 import type { ProviderModuleError } from './provider-module-error.js';
 

@@ -4,9 +4,10 @@ import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ProviderHealthStatus } from '../api/provider-health.js';
 import type { ProxyObject } from '../api/proxy.js';
-import type { EventType } from '../reconcile/types.js';
-import { EmulatedProxyStore } from '../store/emulated-proxy-store.js';
-import { type HealthStore, type ProxyKey, proxyKey } from '../store/proxy-store.js';
+import { canonicalJson } from '../domain/canonical-json.js';
+import type { EventType } from '../domain/events.js';
+import { EmulatedProxyStore } from '../engine/store/emulated-proxy-store.js';
+import { type HealthStore, type ProxyKey, proxyKey } from '../engine/store/proxy-store.js';
 import {
   type DocumentIssue,
   formatIssue,
@@ -42,15 +43,6 @@ export interface StoredEvent {
   message: string;
   time: string;
 }
-
-export const canonical = (v: unknown): string =>
-  JSON.stringify(v, (_k, x) =>
-    x && typeof x === 'object' && !Array.isArray(x)
-      ? Object.fromEntries(
-          Object.entries(x as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
-        )
-      : x,
-  );
 
 /**
  * Proxies read from YAML files, with the API server's bookkeeping emulated: a uid and generation
@@ -166,10 +158,11 @@ export class FileProxyStore extends EmulatedProxyStore implements HealthStore {
         });
         continue;
       }
-      const specChanged = canonical(old.spec) !== canonical(doc.proxy.spec);
+      const specChanged = canonicalJson(old.spec) !== canonicalJson(doc.proxy.spec);
       const metaChanged =
-        canonical(old.metadata.annotations ?? {}) !== canonical(doc.proxy.metadata.annotations ?? {}) ||
-        canonical(old.metadata.labels ?? {}) !== canonical(doc.proxy.metadata.labels ?? {});
+        canonicalJson(old.metadata.annotations ?? {}) !==
+          canonicalJson(doc.proxy.metadata.annotations ?? {}) ||
+        canonicalJson(old.metadata.labels ?? {}) !== canonicalJson(doc.proxy.metadata.labels ?? {});
       if (!specChanged && !metaChanged) continue;
       const next = structuredClone(old);
       next.spec = structuredClone(doc.proxy.spec);

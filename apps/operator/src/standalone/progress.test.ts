@@ -1,7 +1,7 @@
 import type { CallOptions } from '@egress-proxies/contract';
 import { loggerOf } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
-import { referenceHandle } from '../reconcile/test-fixture.js';
+import { referenceHandle } from '../../test/support/reconcile-fixture.js';
 import { withProgress } from './progress.js';
 
 describe('progress of a provider call', () => {

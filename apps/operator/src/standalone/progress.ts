@@ -1,5 +1,5 @@
-import { progressLogger } from '../operations/progress-lines.js';
-import type { ProviderCall } from '../reconcile/types.js';
+import type { ProviderCall } from '../domain/provider-handle.js';
+import { progressLogger } from '../engine/operations/progress-lines.js';
 
 /**
  * Wraps a provider call so that the progress it logs is reported through `set`, and cleared

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { defineProviderFactory } from '@egress-proxies/contract';
 import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import { afterAll, describe, expect, it } from 'vitest';
+import { referenceHandle } from '../../test/support/reconcile-fixture.js';
 import { providerLoader } from '../providers/load-providers.js';
-import { referenceHandle } from '../reconcile/test-fixture.js';
 import { loadStandaloneProviders } from './providers-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ep-providers-file-'));

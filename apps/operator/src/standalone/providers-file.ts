@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ProviderEntry } from '@egress-proxies/provider-utils';
 import { readProvidersConfigFile } from '@egress-proxies/provider-utils/providers-file';
-import type { OpLogger } from '../controller/op-logger.js';
+import type { OpLogger } from '../domain/op-logger.js';
 import { reportModuleFailures } from '../providers/load-providers.js';
 import type { ProviderLoader } from '../providers/provider-loader.js';
 import type { ProviderModuleError } from '../providers/provider-module-error.js';

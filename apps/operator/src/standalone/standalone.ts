@@ -1,20 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import type { ProviderRegistry } from '@egress-proxies/provider-utils';
-import { silentOpLogger } from '../controller/op-logger.js';
-import type { ProxyController } from '../controller/proxy-controller.js';
-import { type CoreTuning, createOperatorCore } from '../core/operator-core.js';
+import { silentOpLogger } from '../domain/op-logger.js';
+import type { ProxyController } from '../engine/controller/proxy-controller.js';
+import type { GcReport } from '../engine/gc/orphan-gc.js';
+import { type CoreTuning, createOperatorCore } from '../engine/operator-core.js';
 import type { ProxyUsers } from '../gateway/basic-auth.js';
 import { GatewayMetrics } from '../gateway/gateway-metrics.js';
-import type { GcReport } from '../gc/orphan-gc.js';
-import type { OperatorMetrics } from '../metrics/metrics.js';
-import { StandalonePools } from '../pool/standalone-pools.js';
 import { providerLoader } from '../providers/load-providers.js';
 import type { ProviderModuleError } from '../providers/provider-module-error.js';
 import type { ProviderSet } from '../providers/provider-set.js';
+import type { OperatorMetrics } from '../telemetry/metrics.js';
 import { FileProxyStore } from './file-proxy-store.js';
 import { withProgress } from './progress.js';
 import { loadStandaloneProviders, prepareStandaloneEntries } from './providers-file.js';
 import type { DocumentIssue } from './proxy-documents.js';
+import { StandalonePools } from './standalone-pools.js';
 import { ensureInstallation } from './state-file.js';
 
 /** The standalone entry point's options; the shared tuning knobs come from CoreTuning. */

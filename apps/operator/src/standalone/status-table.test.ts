@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { proxyRecord } from './proxy-record-fixture.js';
+import { proxyRecord } from '../../test/support/proxy-record.js';
 import {
   plainLine,
   plainProviderLine,

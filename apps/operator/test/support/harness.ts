@@ -12,7 +12,7 @@ import { ProviderRegistry } from '@egress-proxies/provider-utils';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ProxyObject } from '../../src/api/proxy.js';
-import { type OperatorOptions, type RunningOperator, startOperator } from '../../src/operator.js';
+import { type OperatorOptions, type RunningOperator, startOperator } from '../../src/cluster/operator.js';
 import { createHttpProbe } from '../../src/probe/http-probe.js';
 
 export const TOKEN = 'ref-token-integration-secret';

@@ -1,0 +1,268 @@
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
+import { parseDuration } from '../api/duration.js';
+import { API_VERSION, GROUP, PROXY, VERSION } from '../api/group.js';
+import type { Condition, ProxyObject } from '../api/proxy.js';
+import {
+  POOL_LABEL,
+  PROXY_POOL,
+  type ProxyPoolObject,
+  type ProxyPoolStatus,
+  RECYCLE_ANNOTATION,
+  TEMPLATE_HASH_LABEL,
+  validateProxyPoolSpec,
+} from '../api/proxy-pool.js';
+import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
+import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from '../pool/cooldown-mark.js';
+import { distinctEgressCondition } from '../pool/distinct-egress.js';
+import { memberName } from '../pool/member-name.js';
+import { planInputFor } from '../pool/plan-input.js';
+import { type PlanMember, planPool } from '../pool/plan-pool.js';
+import { memberReady, poolMemberStatus } from '../pool/pool-member.js';
+import { templateHash } from '../pool/template-hash.js';
+import { observeGateway } from './gateway-service.js';
+import { kubeCall } from './kube-call-options.js';
+
+export interface KubePoolControllerOptions {
+  kubeConfig: KubeConfig;
+  /** One namespace, or all when absent. */
+  namespace?: string;
+  logger?: OpLogger;
+  intervalMs?: number;
+  now?: () => number;
+  /** Passes run only while this says so (the operator's leader election); always when absent. */
+  isLeader?: () => boolean;
+}
+
+const condition = (
+  type: string,
+  ok: boolean,
+  reason: string,
+  message: string,
+  old?: Condition[],
+): Condition => {
+  const status = ok ? 'True' : 'False';
+  const prev = old?.find((c) => c.type === type);
+  return {
+    type,
+    status,
+    reason,
+    message,
+    lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : new Date().toISOString(),
+  };
+};
+
+/** DistinctEgress over the members as observed this pass (before this pass's deletions). */
+function distinctEgress(
+  members: readonly PlanMember[],
+  onDuplicate: 'Keep' | 'Recycle' | undefined,
+  old?: Condition[],
+): Condition {
+  const v = distinctEgressCondition(members, onDuplicate);
+  const prev = old?.find((c) => c.type === 'DistinctEgress');
+  return {
+    type: 'DistinctEgress',
+    status: v.status,
+    reason: v.reason,
+    message: v.message,
+    lastTransitionTime: prev?.status === v.status ? prev.lastTransitionTime : new Date().toISOString(),
+  };
+}
+
+/**
+ * ProxyPools in the cluster: each pass lists the pools and their member Proxies (by label), lets
+ * planPool decide, creates members owned by the pool (ownerReferences, so Kubernetes' garbage
+ * collector deletes them with it) and writes the pool's status. The Proxy reconciler does the rest.
+ */
+export class KubePoolController {
+  readonly #api: CustomObjectsApi;
+  readonly #core: CoreV1Api;
+  readonly #opts: KubePoolControllerOptions;
+  readonly #log: OpLogger;
+  #timer?: NodeJS.Timeout;
+  #abort = new AbortController();
+  #running?: Promise<void>;
+
+  constructor(opts: KubePoolControllerOptions) {
+    this.#opts = opts;
+    this.#api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.#core = opts.kubeConfig.makeApiClient(CoreV1Api);
+    this.#log = (opts.logger ?? silentOpLogger).child({ component: 'pools' });
+  }
+
+  start(): void {
+    const tick = () => {
+      if (this.#abort.signal.aborted) return;
+      this.#running = this.reconcileAll(this.#abort.signal)
+        .catch((err) => this.#log.warn({ error: String(err) }, 'pool pass failed'))
+        .finally(() => {
+          this.#timer = setTimeout(tick, this.#opts.intervalMs ?? 2000);
+        });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  async #list<T>(
+    plural: string,
+    signal: AbortSignal,
+    labelSelector?: string,
+    namespace = this.#opts.namespace,
+  ) {
+    const base = { group: GROUP, version: VERSION, plural, ...(labelSelector ? { labelSelector } : {}) };
+    const r = (await (namespace
+      ? this.#api.listNamespacedCustomObject({ ...base, namespace }, kubeCall({ signal }))
+      : this.#api.listClusterCustomObject(base, kubeCall({ signal })))) as { items: T[] };
+    return r.items;
+  }
+
+  /** One pass over every pool. */
+  async reconcileAll(signal: AbortSignal): Promise<void> {
+    if (this.#opts.isLeader && !this.#opts.isLeader()) return;
+    for (const pool of await this.#list<ProxyPoolObject>(PROXY_POOL.plural, signal)) {
+      if (pool.metadata.deletionTimestamp) continue;
+      try {
+        await this.reconcile(pool, signal);
+      } catch (err) {
+        this.#log.warn(
+          { pool: `${pool.metadata.namespace}/${pool.metadata.name}`, error: String(err) },
+          'pool reconcile failed',
+        );
+      }
+    }
+  }
+
+  async reconcile(pool: ProxyPoolObject, signal: AbortSignal): Promise<void> {
+    const { namespace, name, uid } = pool.metadata;
+    const spec = validateProxyPoolSpec(pool.spec);
+    const now = (this.#opts.now ?? Date.now)();
+    const all = await this.#list<ProxyObject>(PROXY.plural, signal, `${POOL_LABEL}=${name}`, namespace);
+    const live = all.filter((p) => !p.metadata.deletionTimestamp);
+    // A gateway's mark holds until the end it names (older marks: the pool's cooldown period).
+    const cooldownMs = parseDuration(spec.gateway?.cooldown ?? '60s');
+    const cooledNow = (p: ProxyObject) => {
+      const mark = parseCooldownMark(p.metadata.annotations?.[COOLED_DOWN_ANNOTATION], cooldownMs);
+      return mark !== undefined && now < mark.until;
+    };
+    const members: PlanMember[] = live.map((p) => ({
+      name: p.metadata.name,
+      ...(p.spec.provider ? { provider: p.spec.provider } : {}),
+      ...(p.spec.placement?.zone ? { zone: p.spec.placement.zone } : {}),
+      createdAt: Date.parse(p.metadata.creationTimestamp ?? '') || now,
+      ready: memberReady(p),
+      templateHash: p.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
+      cooledDown: cooledNow(p),
+      ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
+    }));
+    const recycle = pool.metadata.annotations?.[RECYCLE_ANNOTATION];
+    const plan = planPool(planInputFor(spec, members, now, recycle));
+    const hash = templateHash(spec.template);
+    for (const d of plan.delete) {
+      await this.#api.deleteNamespacedCustomObject(
+        { group: GROUP, version: VERSION, namespace, plural: PROXY.plural, name: d.name },
+        kubeCall({ signal }),
+      );
+      this.#log.info(
+        { pool: `${namespace}/${name}`, member: d.name, reason: d.reason },
+        'pool: member deleted',
+      );
+    }
+    for (const t of plan.create) {
+      const placement = { ...spec.template.placement, ...(t.zone ? { zone: t.zone } : {}) };
+      const body: ProxyObject = {
+        apiVersion: API_VERSION,
+        kind: PROXY.kind,
+        metadata: {
+          name: memberName(name),
+          namespace,
+          labels: { [POOL_LABEL]: name, [TEMPLATE_HASH_LABEL]: hash },
+          ownerReferences: [
+            {
+              apiVersion: API_VERSION,
+              kind: PROXY_POOL.kind,
+              name,
+              uid: uid ?? '',
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        } as ProxyObject['metadata'],
+        spec: {
+          ...spec.template,
+          provider: t.provider,
+          ...(Object.keys(placement).length ? { placement } : {}),
+        },
+      };
+      await this.#api.createNamespacedCustomObject(
+        { group: GROUP, version: VERSION, namespace, plural: PROXY.plural, body },
+        kubeCall({ signal }),
+      );
+      this.#log.info({ pool: `${namespace}/${name}`, member: body.metadata.name }, 'pool: member created');
+    }
+    // The recycle annotation is done once its member is gone: dropped, so the same name can be asked again.
+    if (recycle && !live.some((p) => p.metadata.name === recycle))
+      await this.#api.patchNamespacedCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: PROXY_POOL.plural,
+          name,
+          body: { metadata: { annotations: { [RECYCLE_ANNOTATION]: null } } },
+        },
+        kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
+      );
+    const gone = new Set(plan.delete.map((d) => d.name));
+    const kept = live.filter((p) => !gone.has(p.metadata.name));
+    const ready = kept.filter(memberReady).length;
+    const updated =
+      kept.filter((p) => p.metadata.labels?.[TEMPLATE_HASH_LABEL] === hash).length + plan.create.length;
+    const old = pool.status?.conditions;
+    const gw = await observeGateway(this.#core, { namespace, name }, spec.gateway?.enabled !== false, signal);
+    const status: ProxyPoolStatus = {
+      replicas: kept.length + plan.create.length,
+      ready,
+      updated,
+      observedGeneration: pool.metadata.generation ?? 0,
+      members: kept.map((p) => poolMemberStatus(p, { cooledDown: cooledNow(p) })),
+      ...(gw.endpoint ? { gateway: gw.endpoint } : {}),
+      conditions: [
+        condition(
+          'Ready',
+          ready >= spec.replicas && ready >= (spec.rotation?.minReady ?? 0),
+          ready >= spec.replicas ? 'AllReady' : 'NotAllReady',
+          `${ready}/${spec.replicas} members Ready`,
+          old,
+        ),
+        condition(
+          'Scaling',
+          plan.create.length > 0 ||
+            plan.delete.some((d) => d.reason === 'scale-down') ||
+            kept.length !== spec.replicas,
+          'Replicas',
+          `${kept.length} members for ${spec.replicas} replicas`,
+          old,
+        ),
+        condition(
+          'Rotating',
+          plan.doomed.length > 0,
+          plan.doomed.length ? 'Replacing' : 'UpToDate',
+          plan.doomed.length ? `replacing ${plan.doomed.join(', ')}` : 'every member is current',
+          old,
+        ),
+        condition('Gateway', gw.ready, gw.reason, gw.message, old),
+        distinctEgress(members, spec.rotation?.onDuplicateEgress, old),
+      ],
+    };
+    // A merge patch keeps a field it does not name: a gateway that went away is removed explicitly.
+    const body = { status: { ...status, ...(gw.endpoint ? {} : { gateway: null }) } };
+    await this.#api.patchNamespacedCustomObjectStatus(
+      { group: GROUP, version: VERSION, namespace, plural: PROXY_POOL.plural, name, body },
+      kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
+    );
+  }
+}

@@ -1,0 +1,14 @@
+import type { Command } from './command.js';
+import { parseStandaloneFlags, STATUS_USAGE } from './standalone-flags.js';
+
+/** `status`: what a running (or the last) `up` reported, from another shell. */
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'the status an `up` reported, from another shell',
+  usage: STATUS_USAGE,
+  flags: ['state-dir', 'output'],
+  async run(args, io) {
+    const flags = parseStandaloneFlags('status', args);
+    return (await import('./standalone-run.js')).showStatus(flags, io);
+  },
+};

@@ -1,0 +1,314 @@
+import type { ProxyObject } from '../api/proxy.js';
+import {
+  POOL_LABEL,
+  type PoolMemberStatus,
+  RECYCLE_ANNOTATION,
+  TEMPLATE_HASH_LABEL,
+} from '../api/proxy-pool.js';
+import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
+import type { ProxyUsers } from '../gateway/basic-auth.js';
+import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
+import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
+import { specSettings } from '../gateway/spec-settings.js';
+import { type DistinctEgressVerdict, distinctEgressCondition } from '../pool/distinct-egress.js';
+import { memberName } from '../pool/member-name.js';
+import { planInputFor } from '../pool/plan-input.js';
+import { planPool } from '../pool/plan-pool.js';
+import type { PoolDocument } from '../pool/pool-documents.js';
+import { gatewayMember, memberReady, poolMemberStatus } from '../pool/pool-member.js';
+import { templateHash } from '../pool/template-hash.js';
+import type { FileProxyStore } from './file-proxy-store.js';
+import { type MemberRecord, type PoolState, readPoolState, writePoolState } from './member-file.js';
+import type { LoadedDocuments, ProxyDocument } from './proxy-documents.js';
+
+/** What `up` shows about a pool: the counts and members of the cluster's status, by the same names. */
+export interface PoolView {
+  key: string;
+  /** spec.replicas: how many members the pool wants. */
+  desired: number;
+  /** Members that exist. */
+  replicas: number;
+  ready: number;
+  /** Members made from the current template. */
+  updated: number;
+  members: PoolMemberStatus[];
+  /** The in-process gateway's URL. */
+  gateway?: string;
+  /** Whether the Ready members leave from distinct addresses, as the cluster's DistinctEgress condition says. */
+  distinctEgress?: DistinctEgressVerdict;
+}
+
+/** A member of a pool under `up` entered or left cooldown; `view` is the pool as it is now. */
+export interface PoolMemberChange {
+  view: PoolView;
+  member: string;
+  cooledDown: boolean;
+  reason?: string;
+}
+
+export interface StandalonePoolsOptions {
+  stateDir: string;
+  logger?: OpLogger;
+  /** How often pools are re-planned (members change state between scans). */
+  intervalMs?: number;
+  now?: () => number;
+  /** Where the gateways listen (default 127.0.0.1); off loopback startGateway requires users. */
+  gatewayHost?: string;
+  /** The gateways' proxy users (Basic auth; `<user>-session-<id>` for sessions). */
+  gatewayUsers?: ProxyUsers;
+}
+
+/**
+ * ProxyPools under `up`: members are Proxies this controller adds to the file store's documents
+ * (so the same reconciler creates them), planned by planPool, remembered in pools.json; each
+ * pool's gateway runs in-process over its Ready members.
+ */
+export class StandalonePools {
+  readonly #opts: StandalonePoolsOptions;
+  readonly #log: OpLogger;
+  readonly #state: PoolState;
+  readonly #docs = new Map<string, PoolDocument>();
+  readonly #gateways = new Map<string, RunningGateway>();
+  readonly #starting = new Map<string, Promise<void>>();
+  #store?: FileProxyStore;
+  #metrics?: GatewayMetrics | undefined;
+  #timer?: NodeJS.Timeout;
+  #stopped = false;
+  readonly #listeners = new Set<(change: PoolMemberChange) => void>();
+
+  constructor(opts: StandalonePoolsOptions) {
+    this.#opts = opts;
+    this.#log = (opts.logger ?? silentOpLogger).child({ component: 'pools' });
+    this.#state = readPoolState(opts.stateDir);
+  }
+
+  /** The store to read members from; gateway metrics go on `metrics` (the operator's registry). */
+  attach(store: FileProxyStore, metrics?: GatewayMetrics): void {
+    this.#store = store;
+    this.#metrics = metrics;
+  }
+
+  /** Called by the store on every scan: the pool documents in, the member Proxies out. */
+  update(loaded: LoadedDocuments): ProxyDocument[] {
+    const unreadable = new Set(loaded.unreadable);
+    const seen = new Set<string>();
+    for (const d of loaded.pools ?? []) {
+      const key = `${d.namespace}/${d.name}`;
+      seen.add(key);
+      this.#docs.set(key, d);
+    }
+    // A pool whose file cannot be read right now keeps its members, like a Proxy keeps its spec.
+    for (const [key, d] of this.#docs)
+      if (!seen.has(key) && !unreadable.has(d.file)) {
+        this.#docs.delete(key);
+        delete this.#state.members[key];
+        this.#persist();
+      }
+    const out: ProxyDocument[] = [];
+    for (const [key, d] of this.#docs)
+      for (const m of this.#state.members[key] ?? []) out.push(this.#memberDocument(d, m));
+    return out;
+  }
+
+  start(): void {
+    const tick = () => {
+      if (this.#stopped) return;
+      void this.step().finally(() => {
+        this.#timer = setTimeout(tick, this.#opts.intervalMs ?? 1000);
+      });
+    };
+    tick();
+  }
+
+  /** Stops planning and drains the gateways (open tunnels get `graceMs`). */
+  async stop(graceMs = 5000): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await Promise.all([...this.#starting.values()]);
+    await Promise.all([...this.#gateways.values()].map((g) => g.close(graceMs)));
+    this.#gateways.clear();
+  }
+
+  views(): PoolView[] {
+    return [...this.#docs.entries()].map(([key, d]) => {
+      const records = this.#state.members[key] ?? [];
+      const members = records.map((m) => {
+        const { proxy, cooledDown } = this.#observe(d, m);
+        return poolMemberStatus(proxy, { cooledDown, createdAt: new Date(m.createdAt).toISOString() });
+      });
+      const hash = templateHash(d.spec.template);
+      const g = this.#gateways.get(key);
+      return {
+        key,
+        desired: d.spec.replicas,
+        replicas: members.length,
+        ready: members.filter((m) => m.ready).length,
+        updated: records.filter((m) => m.templateHash === hash).length,
+        members,
+        ...(g ? { gateway: g.url } : {}),
+        distinctEgress: distinctEgressCondition(
+          records.map((m, i) => ({
+            name: m.name,
+            createdAt: m.createdAt,
+            ready: members[i]?.ready ?? false,
+            ...(members[i]?.egressIP ? { egressIP: members[i]?.egressIP } : {}),
+          })),
+          d.spec.rotation?.onDuplicateEgress,
+        ),
+      };
+    });
+  }
+
+  /**
+   * Calls `listener` when a gateway cools a member down or the cooldown ends, with the pool's
+   * view at that moment (so `up --output json` can show \`cooledDown\` members as they change).
+   * Returns the unsubscribe function.
+   */
+  onMemberChange(listener: (change: PoolMemberChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #memberChanged(key: string, member: string, cooledDown: boolean, reason?: string): void {
+    if (!this.#listeners.size) return;
+    const view = this.views().find((v) => v.key === key);
+    if (!view) return;
+    for (const l of this.#listeners) l({ view, member, cooledDown, ...(reason ? { reason } : {}) });
+  }
+
+  gateway(key: string): RunningGateway | undefined {
+    return this.#gateways.get(key);
+  }
+
+  /** One planning round over every pool; exposed for tests. */
+  async step(): Promise<void> {
+    const store = this.#store;
+    if (!store) return;
+    let changed = false;
+    for (const [key, d] of this.#docs) {
+      const members = this.#state.members[key] ?? [];
+      const hash = templateHash(d.spec.template);
+      const recycle = d.annotations[RECYCLE_ANNOTATION];
+      const fresh = recycle && this.#state.recycled?.[key] !== recycle ? recycle : undefined;
+      const observed = members.map((m) => {
+        const { ready, cooledDown, proxy } = this.#observe(d, m);
+        const egressIP = proxy.status?.egressIP;
+        return { ...m, ready, cooledDown, ...(egressIP ? { egressIP } : {}) };
+      });
+      const plan = planPool(planInputFor(d.spec, observed, this.#now(), fresh));
+      if (fresh && plan.delete.some((x) => x.name === fresh)) {
+        this.#state.recycled = { ...this.#state.recycled, [key]: fresh };
+      }
+      if (plan.create.length || plan.delete.length) {
+        const gone = new Set(plan.delete.map((x) => x.name));
+        const next: MemberRecord[] = members.filter((m) => !gone.has(m.name));
+        for (const t of plan.create)
+          next.push({
+            name: memberName(d.name),
+            provider: t.provider,
+            ...(t.zone ? { zone: t.zone } : {}),
+            createdAt: this.#now(),
+            templateHash: hash,
+          });
+        this.#state.members[key] = next;
+        this.#log.info(
+          {
+            pool: key,
+            created: plan.create.length,
+            deleted: plan.delete.map((x) => `${x.name} (${x.reason})`),
+          },
+          'pool: members changed',
+        );
+        changed = true;
+      }
+      await this.#ensureGateway(key, d);
+      const g = this.#gateways.get(key);
+      // A changed spec.gateway applies to what comes next (the port only at the gateway's start).
+      g?.configure(specSettings(d.spec.gateway));
+      // The same members, by the same rule, as a gateway in the cluster routes through.
+      g?.members.setMembers(
+        (this.#state.members[key] ?? []).flatMap((m) => {
+          const member = gatewayMember(this.#observe(d, m).proxy);
+          return member ? [member] : [];
+        }),
+      );
+    }
+    if (changed) {
+      this.#persist();
+      await store.rescan();
+    }
+  }
+
+  /** A member's Proxy as the store has it (before its first scan: the document it will get), and its cooldown. */
+  #observe(d: PoolDocument, m: MemberRecord) {
+    const proxy = this.#store?.get(`${d.namespace}/${m.name}`) ?? this.#memberDocument(d, m).proxy;
+    const cooled = this.#gateways.get(`${d.namespace}/${d.name}`)?.members.cooledDown() ?? [];
+    return { proxy, ready: memberReady(proxy), cooledDown: cooled.some((c) => c.member === m.name) };
+  }
+
+  #memberDocument(d: PoolDocument, m: MemberRecord): ProxyDocument {
+    const t = d.spec.template;
+    const placement = { ...t.placement, ...(m.zone ? { zone: m.zone } : {}) };
+    const proxy: ProxyObject = {
+      apiVersion: 'egress-proxies.dev/v1alpha1',
+      kind: 'Proxy',
+      metadata: {
+        name: m.name,
+        namespace: d.namespace,
+        labels: { [POOL_LABEL]: d.name, [TEMPLATE_HASH_LABEL]: m.templateHash },
+      },
+      spec: {
+        ...t,
+        ...(m.provider ? { provider: m.provider } : {}),
+        ...(Object.keys(placement).length ? { placement } : {}),
+      },
+    };
+    // The file a member "comes from" is its pool's, so an unreadable pool file keeps it.
+    return { file: d.file, index: d.index, proxy };
+  }
+
+  async #ensureGateway(key: string, d: PoolDocument): Promise<void> {
+    if (this.#gateways.has(key) || this.#stopped || d.spec.gateway?.enabled === false) return;
+    const pending = this.#starting.get(key);
+    if (pending) return pending;
+    const gw = d.spec.gateway;
+    const users = this.#opts.gatewayUsers;
+    if (gw?.usersSecret && !users)
+      this.#log.warn(
+        { pool: key },
+        'pool: standalone mode has no Secrets; give up --gateway-users DIR for the gateway users (until then it listens without auth)',
+      );
+    const opts = {
+      pool: key,
+      host: this.#opts.gatewayHost ?? '127.0.0.1',
+      ...(users ? { users } : {}),
+      logger: this.#log,
+      ...(this.#metrics ? { metrics: this.#metrics } : {}),
+      ...specSettings(gw),
+      onCooldown: (member: string, reason: string, _until: number, _o: unknown, change: string) => {
+        if (change === 'started') this.#memberChanged(key, member, true, reason);
+      },
+      onRecover: (member: string) => this.#memberChanged(key, member, false),
+    };
+    const start = (async () => {
+      const port = gw?.port ?? 8080;
+      try {
+        this.#gateways.set(key, await startGateway({ ...opts, port }));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        this.#log.warn({ pool: key, port }, 'pool: gateway port in use; listening on a free port instead');
+        this.#gateways.set(key, await startGateway({ ...opts, port: 0 }));
+      }
+    })().finally(() => this.#starting.delete(key));
+    this.#starting.set(key, start);
+    return start;
+  }
+
+  #now(): number {
+    return (this.#opts.now ?? Date.now)();
+  }
+
+  #persist(): void {
+    writePoolState(this.#opts.stateDir, this.#state);
+  }
+}
