@@ -17,6 +17,17 @@ export interface E2eEnv {
   timingsOut: string;
   /** Scratch space inside the runner's directory, removed with it. */
   workDir: string;
+  /** The routed upstream: the block and prefix routed to the bridge, and the echo behind the router. */
+  upstream: {
+    echoUrl4: string;
+    echoUrl6: string;
+    /** The echo server's log, `caller <address>` per request. */
+    echoLog: string;
+    ipv4Block: string;
+    ipv4Gateway: string;
+    ipv6Prefix: string;
+    ipv6Gateway: string;
+  };
 }
 
 export const E2E_ENV_VAR = 'EP_E2E_ENV';
@@ -47,5 +58,6 @@ export function readE2eEnv(vars: NodeJS.ProcessEnv = process.env): E2eEnv {
     if (typeof env[key] !== 'string' || env[key].length === 0)
       throw new Error(`${E2E_ENV_VAR}.${key} is missing`);
   }
+  if (typeof env.upstream?.echoUrl4 !== 'string') throw new Error(`${E2E_ENV_VAR}.upstream is missing`);
   return env;
 }

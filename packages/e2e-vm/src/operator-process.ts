@@ -23,11 +23,16 @@ export interface ProxyState {
     providerID?: string;
     healthy?: boolean;
     message?: string;
+    /** What the provider allocated from an egress plan. */
+    assignedEgress?: { ipv4?: string; ipv6?: string; ipv6Prefix?: string };
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
   };
 }
 
 export interface UpProcess {
   readonly events: PhaseEvent[];
+  /** Every JSON line printed (phase lines, pool views, messages), in order. */
+  readonly records: Record<string, unknown>[];
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
   proxies(): ProxyState[];
@@ -56,6 +61,17 @@ export function parsePhaseLine(line: string, at: number): PhaseEvent | undefined
   };
 }
 
+function jsonObject(line: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(line);
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs `egress-proxies up ... --output json` and follows its phase lines. */
 export function startUp(o: { main: string; args: string[]; stateDir: string; cwd: string }): UpProcess {
   const child: ChildProcess = spawn(
@@ -64,6 +80,7 @@ export function startUp(o: { main: string; args: string[]; stateDir: string; cwd
     { cwd: o.cwd, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const events: PhaseEvent[] = [];
+  const records: Record<string, unknown>[] = [];
   const chunks: string[] = [];
   let exited: string | undefined;
   const waiters = new Set<() => void>();
@@ -79,6 +96,8 @@ export function startUp(o: { main: string; args: string[]; stateDir: string; cwd
     for (const line of lines) {
       const ev = parsePhaseLine(line, Date.now());
       if (ev) events.push(ev);
+      const record = jsonObject(line);
+      if (record) records.push(record);
     }
     wake();
   });
@@ -91,6 +110,7 @@ export function startUp(o: { main: string; args: string[]; stateDir: string; cwd
 
   return {
     events,
+    records,
     output,
     proxies: () => {
       const state = JSON.parse(readFileSync(join(o.stateDir, 'standalone-state.json'), 'utf8')) as {

@@ -1,8 +1,8 @@
 export interface SquidCloudInitOptions {
   /** The port Squid listens on: the Proxy's `spec.port`. */
   port: number;
-  /** Clients allowed to use the proxy, CIDR. */
-  allow: string;
+  /** Clients allowed to use the proxy: one IPv4 CIDR or several. */
+  allow: string | readonly string[];
   /** A string that must never appear in any log (the sentinel the test looks for). */
   sentinel: string;
 }
@@ -18,16 +18,20 @@ export function squidCloudInit(o: SquidCloudInitOptions): string {
   if (!Number.isInteger(o.port) || o.port < 1 || o.port > PORT_MAX) {
     throw new Error(`port must be an integer in 1-${PORT_MAX}, got ${JSON.stringify(o.port)}`);
   }
-  if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(o.allow)) {
-    throw new Error(`allow must be an IPv4 CIDR such as 10.0.0.0/24, got ${JSON.stringify(o.allow)}`);
+  const allow = typeof o.allow === 'string' ? [o.allow] : [...o.allow];
+  for (const cidr of allow) {
+    if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(cidr)) {
+      throw new Error(`allow must be IPv4 CIDRs such as 10.0.0.0/24, got ${JSON.stringify(cidr)}`);
+    }
   }
+  if (allow.length === 0) throw new Error('allow needs at least one IPv4 CIDR');
   if (!/^[A-Za-z0-9_-]+$/.test(o.sentinel)) {
     throw new Error('sentinel must be letters, digits, "_" and "-" only');
   }
   const squidConf = [
     `# ${o.sentinel}`,
     `http_port ${o.port}`,
-    `acl e2e_clients src ${o.allow}`,
+    `acl e2e_clients src ${allow.join(' ')}`,
     'http_access allow e2e_clients',
     'http_access deny all',
     'cache deny all',

@@ -12,6 +12,7 @@ import {
   type NetnsHypervisor,
   proxyImageDir,
   startNetnsHypervisor,
+  UPSTREAM,
 } from '@egress-proxies/testenv-vm';
 import { E2E_ENV_VAR, type E2eEnv } from './e2e-env.js';
 import { type E2eTimings, updateReport } from './report.js';
@@ -49,6 +50,8 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
     'iproute2',
     'util-linux',
     'curl',
+    // bsdtar reads the seed ISOs' network-config.
+    'libarchive-tools',
   ]);
   if (installed.installed.length > 0) log(`installed: ${installed.installed.join(' ')}`);
   const tools = findProxyImageTools();
@@ -99,7 +102,11 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
       onWait: (holders) => log(`waiting for a guest boot slot, held by: ${holders.join('; ')}`),
     });
     log(`guest boot slot ${slot.index} taken after ${Math.round((performance.now() - queued) / 1000)}s`);
-    hv = await startNetnsHypervisor({ tag: 'e2e' });
+    // With the routed upstream: the egress plan's block and prefix are routed to the bridge, and
+    // an echo server behind the router sees where planned guests leave from.
+    hv = await startNetnsHypervisor({ tag: 'e2e', routedUpstream: true });
+    const upstream = hv.upstream;
+    if (!upstream) throw new Error('the routed upstream did not start');
     log(
       `namespace ${hv.netns}: bridge ${hv.bridge} ${hv.gateway}/24, private libvirtd at ${hv.libvirt.socketPath}`,
     );
@@ -118,6 +125,15 @@ export async function runE2e(o: RunE2eOptions): Promise<number> {
       leasesPath: join(hv.dir, 'dnsmasq.leases'),
       operatorMain,
       timingsOut: join(hv.dir, 'timings.json'),
+      upstream: {
+        echoUrl4: upstream.echoUrl4,
+        echoUrl6: upstream.echoUrl6,
+        echoLog: upstream.echoLogPath,
+        ipv4Block: UPSTREAM.ipv4Block,
+        ipv4Gateway: UPSTREAM.ipv4Gateway,
+        ipv6Prefix: UPSTREAM.ipv6Prefix,
+        ipv6Gateway: UPSTREAM.ipv6Gateway,
+      },
       workDir,
     };
     const [cmd, args] = hv.inNetns(process.execPath, [vitest, 'run', ...(o.vitestArgs ?? [])]);

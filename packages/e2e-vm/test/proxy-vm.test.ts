@@ -41,6 +41,12 @@ const SENTINEL = `e2e-sentinel-${randomUUID().slice(0, 8)}`;
 const PORT = 3129;
 const IMAGE_KEY = 'bookworm';
 const BOOT_TIMEOUT_MS = 20 * 60_000;
+// The egress plan: the documentation block and prefix the runner's router routes to the bridge.
+const PLAN_HOST = 'e2e-plan';
+const POOL = 'e2e-pool';
+const POOL_KEY = `default/${POOL}`;
+const RECYCLE_ANNOTATION = 'egress-proxies.dev/recycle';
+const up4 = env.upstream;
 
 const dir = join(env.workDir, 'operator');
 const proxiesPath = join(dir, 'proxies.yaml');
@@ -63,17 +69,51 @@ function proxyDocument(name: string, provider: string) {
       provider,
       placement: { zone: 'e2e', machineType: 'small', image: IMAGE_KEY },
       port: PORT,
-      cloudInit: { inline: squidCloudInit({ port: PORT, allow: env.cidr, sentinel: SENTINEL }) },
+      cloudInit: { inline: cloudInit() },
       probe: { target: echo.url, interval: '5s', timeout: '5s', retries: 0 },
     },
   };
 }
 
-/** JSON is YAML: one document per Proxy; `e2e-k*` Proxies use the kvm provider type. */
+// The DHCP subnet and the planned block: the operator reaches a planned guest from the bridge's
+// address in the block.
+const cloudInit = () => squidCloudInit({ port: PORT, allow: [env.cidr, up4.ipv4Block], sentinel: SENTINEL });
+
+/** A Proxy on the host with the egress plan, probed through the router on both families. */
+function plannedSpec() {
+  return {
+    provider: 'hv',
+    placement: { zone: PLAN_HOST, machineType: 'small', image: IMAGE_KEY },
+    port: PORT,
+    cloudInit: { inline: cloudInit() },
+    probe: { target: up4.echoUrl4, targetIPv6: up4.echoUrl6, interval: '5s', timeout: '5s', retries: 0 },
+  };
+}
+
+/** The pool of two planned members (undefined: no pool); `recycle` names a member to replace. */
+let pool: { recycle?: string } | undefined;
+
+function poolDocument(p: { recycle?: string }) {
+  return {
+    apiVersion: 'egress-proxies.dev/v1alpha1',
+    kind: 'ProxyPool',
+    metadata: { name: POOL, ...(p.recycle ? { annotations: { [RECYCLE_ANNOTATION]: p.recycle } } : {}) },
+    spec: { replicas: 2, template: plannedSpec() },
+  };
+}
+
+/**
+ * JSON is YAML: one document per Proxy, and the pool when there is one; `e2e-k*` Proxies use
+ * the kvm provider type, and `e2e-kp` is a kvm Proxy on the planned host.
+ */
 function applyProxies(...names: string[]): number {
-  const text = names
-    .map((n) => JSON.stringify(proxyDocument(n, n.startsWith('e2e-k') ? 'hv-kvm' : 'hv')))
-    .join('\n---\n');
+  const docs: unknown[] = names.map((n) =>
+    n === 'e2e-kp'
+      ? { ...proxyDocument(n, 'hv-kvm'), spec: { ...plannedSpec(), provider: 'hv-kvm' } }
+      : proxyDocument(n, n.startsWith('e2e-k') ? 'hv-kvm' : 'hv'),
+  );
+  if (pool) docs.push(poolDocument(pool));
+  const text = docs.map((d) => JSON.stringify(d)).join('\n---\n');
   writeFileSync(proxiesPath, `# e2e proxies\n${text}\n`);
   return Date.now();
 }
@@ -106,7 +146,7 @@ async function settled(name: string, phase: string): Promise<ProxyState> {
 }
 
 function domainOf(p: ProxyState): string {
-  const m = /^hosts\/e2e\/domains\/([a-z0-9-]+)$/.exec(p.status?.providerID ?? '');
+  const m = /^hosts\/e2e(?:-plan)?\/domains\/([a-z0-9-]+)$/.exec(p.status?.providerID ?? '');
   if (!m) throw new Error(`unexpected provider ID ${JSON.stringify(p.status?.providerID)}`);
   return m[1]!;
 }
@@ -124,9 +164,141 @@ function inSubnet(ip: string): boolean {
 }
 
 /** `curl -x http://<ip>:<port> <echo>`: what the echo server answered through the proxy. */
-async function curlThrough(ip: string | undefined): Promise<unknown> {
-  const body = await runChecked('curl', ['-sS', '--max-time', '30', '-x', `http://${ip}:${PORT}`, echo.url]);
+async function curlThrough(ip: string | undefined, target = echo.url): Promise<unknown> {
+  // -g: an IPv6 target's brackets are the address, not a URL glob.
+  const body = await runChecked('curl', [
+    '-sS',
+    '-g',
+    '--max-time',
+    '30',
+    '-x',
+    `http://${ip}:${PORT}`,
+    target,
+  ]);
   return JSON.parse(body);
+}
+
+/** The pool's members, as `up` records them. */
+function poolMembers(): string[] {
+  const saved = JSON.parse(readFileSync(join(stateDir, 'pools.json'), 'utf8')) as {
+    members: Record<string, { name: string }[]>;
+  };
+  return (saved.members[POOL_KEY] ?? []).map((m) => m.name);
+}
+
+const condition = (p: ProxyState, type: string) => p.status?.conditions?.find((c) => c.type === type);
+
+async function until<T>(what: () => string, timeoutMs: number, fn: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** A planned member once Ready with EgressVerified True on both families (IPv4 and IPv6 probed). */
+async function verifiedMember(name: string): Promise<ProxyState> {
+  await up!.waitForPhase(name, 'Ready', BOOT_TIMEOUT_MS);
+  return until(
+    () =>
+      `${name}'s EgressVerified on both families; it is ${JSON.stringify(condition(state(name), 'EgressVerified'))}`,
+    120_000,
+    () => {
+      const p = state(name);
+      const c = condition(p, 'EgressVerified');
+      return c?.status === 'True' && c.reason === 'EgressVerified' ? p : undefined;
+    },
+  );
+}
+
+/** Whether `ip` is a host address of the planned block other than its gateway. */
+function inBlock(ip: string | undefined): boolean {
+  const [base = '', len = '32'] = up4.ipv4Block.split('/');
+  const head = base.split('.').slice(0, 3).join('.');
+  const last = Number(base.split('.')[3]);
+  const m = /^(\d+\.\d+\.\d+)\.(\d+)$/.exec(ip ?? '');
+  const size = 2 ** (32 - Number(len));
+  return m?.[1] === head && Number(m[2]) > last && Number(m[2]) < last + size - 1 && ip !== up4.ipv4Gateway;
+}
+
+const inPrefix = (ip: string | undefined) =>
+  (ip ?? '').startsWith(up4.ipv6Prefix.replace(/::\/64$/, ':')) && ip !== up4.ipv6Gateway;
+
+/** The network-config a domain's NoCloud seed carries (read from the ISO in the pool). */
+async function seedNetworkConfig(domain: string): Promise<{
+  version: number;
+  ethernets: Record<string, Record<string, unknown> & { match?: { macaddress?: string } }>;
+}> {
+  const text = await runChecked('bsdtar', [
+    '-xOf',
+    join(env.poolPath, `${domain}-seed.iso`),
+    'network-config',
+  ]);
+  return JSON.parse(text);
+}
+
+const macOf = async (domain: string) =>
+  (await virsh('domiflist', domain)).match(/([0-9a-f]{2}(:[0-9a-f]{2}){5})/)?.[1];
+
+/** The static, v2, NIC-matched config the plan's allocation must produce. */
+async function expectPlannedSeed(domain: string, egress: { ipv4?: string; ipv6?: string }) {
+  const nc = await seedNetworkConfig(domain);
+  expect(nc.version).toBe(2);
+  expect(Object.keys(nc.ethernets)).toEqual(['eth0']);
+  const nic = nc.ethernets.eth0!;
+  expect(nic.match?.macaddress).toBe(await macOf(domain));
+  expect(nic['set-name']).toBe('eth0');
+  expect(nic.dhcp4).toBe(false);
+  expect(nic['accept-ra']).toBe(false);
+  expect(nic.addresses).toEqual([`${egress.ipv4}/28`, `${egress.ipv6}/64`]);
+  expect([nic.gateway4, nic.gateway6]).toEqual([up4.ipv4Gateway, up4.ipv6Gateway]);
+}
+
+/** The pool view `up` printed last with both members, once it shows them distinct. */
+function distinctPoolView(members: string[]) {
+  return until(
+    () =>
+      `the pool view of ${members.join(', ')} with DistinctEgress True; last: ${JSON.stringify(poolViews().at(-1))}`,
+    120_000,
+    () =>
+      poolViews().find(
+        (v) =>
+          v.distinctEgress?.status === 'True' &&
+          JSON.stringify(v.members.map((m) => m.name).sort()) === JSON.stringify([...members].sort()),
+      ),
+  );
+}
+
+interface PoolViewLine {
+  distinctEgress?: { status: string; message?: string };
+  members: { name: string; egressIP?: string; assignedEgress?: { ipv4?: string; ipv6?: string } }[];
+}
+
+const poolViews = () =>
+  (up?.records ?? []).filter((r) => r.type === 'pool' && r.pool === POOL_KEY) as unknown as PoolViewLine[];
+
+function startUpProcess(): UpProcess {
+  return startUp({
+    main: env.operatorMain,
+    // --demo: once every Proxy is Ready, `up` prints the pool's view (its DistinctEgress verdict
+    // and members' egress) as a JSON line; its loopback echo probes only Proxies without a
+    // probe, and every Proxy here has one.
+    args: [
+      '-f',
+      proxiesPath,
+      '--providers',
+      providersPath,
+      '--log-level',
+      'debug',
+      '--gc-grace',
+      '1h',
+      '--demo',
+    ],
+    stateDir,
+    cwd: dir,
+  });
 }
 
 async function untilReady(name: string, since: number) {
@@ -171,7 +343,23 @@ beforeAll(async () => {
             pool: env.pool,
             bridge: env.bridge,
           },
+          {
+            // The same hypervisor, as the host whose bridge the block and prefix are routed to.
+            name: PLAN_HOST,
+            address: `${ssh.host}:${ssh.port}`,
+            user: ssh.username,
+            socket: env.libvirtSocket,
+            pool: env.pool,
+            bridge: env.bridge,
+            egressPlan: 'routed',
+          },
         ],
+        egressPlans: {
+          routed: {
+            ipv4: { ranges: [up4.ipv4Block], gateway: up4.ipv4Gateway },
+            ipv6: { prefix: up4.ipv6Prefix, gateway: up4.ipv6Gateway },
+          },
+        },
       },
     },
   ];
@@ -190,12 +378,17 @@ describe('a Proxy on kvm2, end to end', () => {
     'goes Provisioning, Running (the guest agent address) and Ready (the probe through Squid)',
     async () => {
       appliedAt = applyProxies('e2e-a');
-      up = startUp({
-        main: env.operatorMain,
-        args: ['-f', proxiesPath, '--providers', providersPath, '--log-level', 'debug', '--gc-grace', '1h'],
-        stateDir,
-        cwd: dir,
-      });
+      up = startUpProcess();
+      // The planned pool boots beside e2e-a (not after it), once e2e-a's create has cached the
+      // image: both hosts share the pool, so waiting for the marker keeps it one download.
+      const marker = `base-${IMAGE_KEY}.qcow2.sha256`;
+      const deadline = Date.now() + BOOT_TIMEOUT_MS;
+      while (!(await volumes()).includes(marker)) {
+        if (Date.now() > deadline) throw new Error(`${marker} never appeared in the pool`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      pool = {};
+      applyProxies('e2e-a');
       timings.first = await untilReady('e2e-a', appliedAt);
       const seen = phases('e2e-a');
       const at = (p: string) => seen.indexOf(p);
@@ -240,27 +433,104 @@ describe('a Proxy on kvm2, end to end', () => {
     expect(conf.stdout.trim()).toBe('1');
   });
 
+  it(
+    'gives each planned member its own address from the plan, seen by the echo behind the router on both families',
+    async () => {
+      const members = await until(
+        () => `two members in ${POOL}`,
+        60_000,
+        () => {
+          const m = poolMembers();
+          return m.length === 2 ? m : undefined;
+        },
+      );
+      const states = await Promise.all(members.map(verifiedMember));
+      for (const p of states) {
+        const a = p.status?.assignedEgress ?? {};
+        expect(inBlock(a.ipv4)).toBe(true);
+        expect(inPrefix(a.ipv6)).toBe(true);
+        // The proxy answers on its planned address and the probe saw it leave from there.
+        expect(p.status?.ip).toBe(a.ipv4);
+        expect(p.status?.egressIP).toBe(a.ipv4);
+        expect(condition(p, 'EgressVerified')?.message).toContain(a.ipv6);
+        expect(await curlThrough(a.ipv4, up4.echoUrl4)).toEqual({ ip: a.ipv4 });
+        expect(await curlThrough(a.ipv4, up4.echoUrl6)).toEqual({ ip: a.ipv6 });
+        // The seed carried the allocation as a static v2 config matched to the NIC, and the
+        // guest applied it: the planned addresses on eth0, no DHCP lease beside them.
+        const domain = domainOf(p);
+        await expectPlannedSeed(domain, a);
+        const agent = libvirtAgentCall(env.libvirtUri, domain);
+        const addrs = await guestExecVia(agent, '/sbin/ip', ['-o', 'addr', 'show', 'dev', 'eth0']);
+        expect(addrs.stdout).toContain(` ${a.ipv4}/28 `);
+        expect(addrs.stdout).toContain(` ${a.ipv6}/64 `);
+        expect(addrs.stdout).not.toContain(` ${env.cidr.replace(/0\/24$/, '')}`);
+      }
+      const [x, y] = states.map((p) => p.status?.assignedEgress ?? {});
+      expect(x?.ipv4).not.toBe(y?.ipv4);
+      expect(x?.ipv6).not.toBe(y?.ipv6);
+      const callers = readFileSync(up4.echoLog, 'utf8');
+      for (const a of [x, y]) {
+        expect(callers).toContain(`caller ${a?.ipv4}\n`);
+        expect(callers).toContain(`caller ${a?.ipv6}\n`);
+      }
+      // Nothing reached the internet from the DHCP subnet (the router has no route back to it).
+      expect(callers).not.toContain(`caller ${env.cidr.replace(/0\/24$/, '')}`);
+      const view = await distinctPoolView(members);
+      expect(view.members.map((m) => m.egressIP).sort()).toEqual([x?.ipv4, y?.ipv4].sort());
+      expect(view.members.map((m) => m.assignedEgress?.ipv6).sort()).toEqual([x?.ipv6, y?.ipv6].sort());
+    },
+    BOOT_TIMEOUT_MS * 2,
+  );
+
   it('cached the image once, through Content-Length, as a base volume and its marker', async () => {
     expect(images.downloads).toHaveLength(1);
     const [d] = images.downloads;
     expect(d?.bytes).toBe(env.image.sizeBytes);
     timings.download = { bytes: d?.bytes ?? 0, seconds: (d?.ms ?? 0) / 1000 };
     const domain = domainOf(state('e2e-a'));
+    const planned = poolMembers().map((m) => domainOf(state(m)));
     expect(await volumes()).toEqual(
       [
         `base-${IMAGE_KEY}.qcow2`,
         `base-${IMAGE_KEY}.qcow2.sha256`,
-        `${domain}-seed.iso`,
-        `${domain}.qcow2`,
+        ...[domain, ...planned].flatMap((d) => [`${d}-seed.iso`, `${d}.qcow2`]),
       ].sort(),
     );
   });
 
   it(
-    'deletes a removed Proxy (domain, overlay, seed) while two more come up on the cached image, on kvm2 and on kvm',
+    'deletes a removed Proxy (domain, overlay, seed) while two more come up on the cached image, on kvm2 and on kvm, and a planned member is replaced',
     async () => {
       const domainA = domainOf(state('e2e-a'));
-      const changedAt = applyProxies('e2e-b', 'e2e-k');
+      const [kept = '', replaced = ''] = poolMembers();
+      // The replacement boots beside e2e-b and e2e-k; e2e-kp (kvm on the planned host) only
+      // shows its seed and goes before its guest gets far.
+      pool = { recycle: replaced };
+      const changedAt = applyProxies('e2e-b', 'e2e-k', 'e2e-kp');
+      const kp = await until(
+        () => 'e2e-kp to name its domain',
+        10 * 60_000,
+        () => up?.proxies().find((p) => p.name === 'e2e-kp' && p.status?.providerID),
+      );
+      // The status shows the allocation once the guest reports an address; without booting
+      // that far, the domain's mark (written in the define, after the seed) holds it.
+      const kpDomain = domainOf(kp);
+      const deadline = Date.now() + 10 * 60_000;
+      while (!(await domains()).includes(kpDomain)) {
+        if (Date.now() > deadline) throw new Error(`${kpDomain} was never defined`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const xml = await virsh('dumpxml', kpDomain);
+      const kpEgress = {
+        ipv4: /egressIPv4="([^"]+)"/.exec(xml)?.[1],
+        ipv6: /egressIPv6="([^"]+)"/.exec(xml)?.[1],
+      };
+      expect(inBlock(kpEgress.ipv4)).toBe(true);
+      expect(inPrefix(kpEgress.ipv6)).toBe(true);
+      await expectPlannedSeed(kpDomain, kpEgress);
+      applyProxies('e2e-b', 'e2e-k');
+      await up!.waitForPhase('e2e-kp', 'Deleted', 10 * 60_000);
+      expect(await domains()).not.toContain(kpDomain);
       const deleted = await up!.waitForPhase('e2e-a', 'Deleted', 10 * 60_000);
       timings.deleteSeconds = (deleted.at - changedAt) / 1000;
       expect(await domains()).not.toContain(domainA);
@@ -283,6 +553,35 @@ describe('a Proxy on kvm2, end to end', () => {
       // No second download: both reused the base volume and marker cached for the first Proxy.
       expect(images.downloads).toHaveLength(1);
       expect(await curlThrough(k.status?.ip)).toEqual({ ip: k.status?.ip });
+
+      // The replaced member: its successor has a free address of the plan, not the kept one's,
+      // and leaves from it.
+      const replacement = await until(
+        () => `a replacement for ${replaced}`,
+        60_000,
+        () => poolMembers().find((m) => m !== kept && m !== replaced),
+      );
+      const r = await verifiedMember(replacement);
+      await up!.waitForPhase(replaced, 'Deleted', 10 * 60_000);
+      const ra = r.status?.assignedEgress ?? {};
+      const ka = state(kept).status?.assignedEgress ?? {};
+      expect(inBlock(ra.ipv4)).toBe(true);
+      expect(inPrefix(ra.ipv6)).toBe(true);
+      expect(ra.ipv4).not.toBe(ka.ipv4);
+      expect(ra.ipv6).not.toBe(ka.ipv6);
+      expect(r.status?.egressIP).toBe(ra.ipv4);
+      expect(await curlThrough(ra.ipv4, up4.echoUrl4)).toEqual({ ip: ra.ipv4 });
+      expect(await curlThrough(ra.ipv4, up4.echoUrl6)).toEqual({ ip: ra.ipv6 });
+      expect(await curlThrough(ka.ipv4, up4.echoUrl4)).toEqual({ ip: ka.ipv4 });
+      expect(poolMembers().sort()).toEqual([kept, replacement].sort());
+
+      // A restarted `up` reads the allocations back from the domains' marks and shows the new
+      // pair distinct.
+      await up!.stop();
+      up = startUpProcess();
+      const view = await distinctPoolView([kept, replacement]);
+      const assigned = Object.fromEntries(view.members.map((m) => [m.name, m.assignedEgress]));
+      expect(assigned).toEqual({ [kept]: ka, [replacement]: ra });
     },
     BOOT_TIMEOUT_MS * 2,
   );
@@ -290,11 +589,12 @@ describe('a Proxy on kvm2, end to end', () => {
   it(
     'removing the last Proxies leaves only the cached image, and no log holds the cloud-init',
     async () => {
+      const members = poolMembers();
+      pool = undefined;
       applyProxies();
-      await Promise.all([
-        up!.waitForPhase('e2e-b', 'Deleted', 10 * 60_000),
-        up!.waitForPhase('e2e-k', 'Deleted', 10 * 60_000),
-      ]);
+      await Promise.all(
+        ['e2e-b', 'e2e-k', ...members].map((n) => up!.waitForPhase(n, 'Deleted', 10 * 60_000)),
+      );
       expect(await domains()).toEqual([]);
       expect(await volumes()).toEqual([`base-${IMAGE_KEY}.qcow2`, `base-${IMAGE_KEY}.qcow2.sha256`]);
       await up!.stop();

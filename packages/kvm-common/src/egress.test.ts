@@ -110,10 +110,7 @@ describe('egress plans on a kvm host', () => {
       const eth0 = networkConfig.ethernets.eth0;
       expect(eth0.match).toEqual({ macaddress: mac });
       expect(eth0.addresses).toEqual([`${got.egress!.ipv4}/29`, `${got.egress!.ipv6}/64`]);
-      expect(eth0.routes).toEqual([
-        { to: '0.0.0.0/0', via: '203.0.113.9' },
-        { to: '::/0', via: '2001:db8:7::1' },
-      ]);
+      expect([eth0.gateway4, eth0.gateway6]).toEqual(['203.0.113.9', '2001:db8:7::1']);
       expect(eth0.nameservers).toEqual({ addresses: ['192.0.2.53'] });
     }
     await p.close();

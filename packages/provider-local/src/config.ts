@@ -1,7 +1,9 @@
 import {
   absolutePath,
+  buildHostEgressPlan,
   cidrList,
   filePath,
+  type HostEgressPlanInput,
   type Infer,
   type InferInput,
   ipAddress,
@@ -9,7 +11,6 @@ import {
   range,
   s,
 } from '@egress-proxies/provider-utils';
-import { buildEgressPlan, type EgressPlanInput } from './egress-plan.js';
 
 export const LOCAL_DEFAULTS = {
   bindAddress: '127.0.0.1',
@@ -28,7 +29,7 @@ const egressPlanSchema = s
     exclude: s.array(s.string()).optional(),
   })
   .check((plan, ctx) => {
-    const built = buildEgressPlan(plan as EgressPlanInput);
+    const built = buildHostEgressPlan(plan as HostEgressPlanInput);
     if (!built.ok) for (const issue of built.issues) ctx.issue(issue.message, issue.path);
   });
 

@@ -1,8 +1,7 @@
 import type { KeyedLock } from '@egress-proxies/keyedlock';
-import type { OpContext } from '@egress-proxies/provider-utils';
+import type { HostEgressPlan, OpContext } from '@egress-proxies/provider-utils';
 import type { LocalBackend } from './backend.js';
 import type { LocalConfig } from './config.js';
-import type { EgressPlan } from './egress-plan.js';
 import type { StatePaths } from './paths.js';
 
 /** Time budgets of one provider; each bounds a wait on the host, whatever the caller's signal. */
@@ -29,7 +28,7 @@ export interface Shared {
   providerName: string;
   config: LocalConfig;
   /** The expanded egress plan, when the config has one. */
-  egressPlan: EgressPlan | undefined;
+  egressPlan: HostEgressPlan | undefined;
   paths: StatePaths;
   timing: Timing;
   /** Serialises create and delete per instance name. */

@@ -1,6 +1,6 @@
 import { type CreateRequest, ErrorCode, permanentError } from '@egress-proxies/contract';
+import { describeHostPlan, freeHostAddress } from '@egress-proxies/provider-utils';
 import type { Context, Shared } from './context.js';
-import { describePlan, freePlannedIpv4 } from './egress-plan.js';
 import { egressPlanExhaustedError, noFreeLoopbackAddressError } from './errors.js';
 import { formatId, isValidName } from './id.js';
 import { isIP } from './is-ip.js';
@@ -102,10 +102,10 @@ export async function createInstance(ctx: Context, req: CreateRequest): Promise<
         };
         if (egress && plan && plan.ipv4.length > 0) {
           const holders = await egressHolders(ctx);
-          const address = freePlannedIpv4(plan, new Set(holders.keys()));
+          const address = freeHostAddress(plan, new Set(holders.keys()));
           if (!address) {
             const inPlan = new Map([...holders].filter(([a]) => plan.ipv4.includes(a)));
-            throw egressPlanExhaustedError(ctx.providerName, describePlan(plan), plan.ipv4.length, inPlan);
+            throw egressPlanExhaustedError(ctx.providerName, describeHostPlan(plan), plan.ipv4.length, inPlan);
           }
           record.localAddress = address;
         } else if (egress) {

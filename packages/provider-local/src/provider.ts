@@ -1,14 +1,13 @@
 import { networkInterfaces } from 'node:os';
 import type { CallOptions, Checker, Logger, Provider } from '@egress-proxies/contract';
 import { KeyedLock } from '@egress-proxies/keyedlock';
-import { defineProvider } from '@egress-proxies/provider-utils';
+import { buildHostEgressPlan, defineProvider, type HostEgressPlan } from '@egress-proxies/provider-utils';
 import type { LocalBackend } from './backend.js';
 import { checkHost } from './check.js';
 import { type LocalConfig, type LocalConfigInput, resolveConfig } from './config.js';
 import { type Context, DEFAULT_TIMING, type Shared, type Timing } from './context.js';
 import { createInstance } from './create.js';
 import { deleteInstance } from './delete.js';
-import { buildEgressPlan, type EgressPlan } from './egress-plan.js';
 import { getInstance } from './get.js';
 import { parseId } from './id.js';
 import type { LocalInstance } from './instance.js';
@@ -19,9 +18,9 @@ import { statePaths } from './paths.js';
 import { localProfile } from './profile.js';
 
 /** The config's plan, expanded; the schema already rejected a bad one. */
-function expandPlan(config: LocalConfig): EgressPlan | undefined {
+function expandPlan(config: LocalConfig): HostEgressPlan | undefined {
   if (!config.egress) return undefined;
-  const built = buildEgressPlan(config.egress);
+  const built = buildHostEgressPlan(config.egress);
   if (!built.ok)
     throw new Error(`egress plan passed the schema but not the expansion: ${built.issues[0]?.message}`);
   return built.plan;

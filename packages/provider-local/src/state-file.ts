@@ -1,6 +1,6 @@
 import { MANAGED_VALUE } from '@egress-proxies/contract';
+import { canonicalIpv6Prefix } from '@egress-proxies/provider-utils';
 import type { Engine } from './config.js';
-import { canonicalIpv6Prefix } from './egress-plan.js';
 import { isIP } from './is-ip.js';
 import { LOCAL_STATE_FIELDS, LOCAL_STATE_KIND } from './marks.js';
 

@@ -12,8 +12,8 @@ import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ipv6InPrefix } from '@egress-proxies/provider-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ipv6InPrefix } from '../src/egress-plan.js';
 import { killAllAndRemove, tempStateDir } from './helpers.js';
 
 const run = promisify(execFile);

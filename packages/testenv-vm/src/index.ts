@@ -58,4 +58,11 @@ export {
 } from './private-libvirtd.js';
 export { type ProgressWaitOptions, waitWithProgress } from './progress-wait.js';
 export { GUEST_FORWARD_ADDRESS, type QemuSpec, qemuArgs } from './qemu-args.js';
+export {
+  echoCallersIn,
+  type RoutedUpstream,
+  type StartRoutedUpstreamOptions,
+  startRoutedUpstream,
+  UPSTREAM,
+} from './routed-upstream.js';
 export { findProxyImageTools } from './tools-dir.js';

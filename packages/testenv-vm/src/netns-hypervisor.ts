@@ -6,6 +6,7 @@ import { type DhcpLease, type Dnsmasq, startDnsmasq } from './dnsmasq.js';
 import { TestEnvVmError } from './errors.js';
 import { createNetns, deleteNetns, inNetns, ownedNetnsName, removeStaleNetns } from './netns.js';
 import { type PrivateLibvirtd, startPrivateLibvirtd } from './private-libvirtd.js';
+import { type RoutedUpstream, startRoutedUpstream } from './routed-upstream.js';
 
 export interface NetnsHypervisor {
   /** The network namespace everything below lives in. */
@@ -20,6 +21,8 @@ export interface NetnsHypervisor {
   pool: { name: string; path: string };
   /** The env's directory (state, logs, pool); removed by teardown. */
   dir: string;
+  /** With `routedUpstream`: the router and the internet with its echo server (see UPSTREAM). */
+  upstream?: RoutedUpstream;
   leases(): DhcpLease[];
   /** `virsh` against the private libvirtd. */
   virsh(...args: string[]): Promise<string>;
@@ -34,6 +37,12 @@ export interface StartNetnsHypervisorOptions {
   subnet?: string;
   /** Short tag in the namespace's name (default `hv`). */
   tag?: string;
+  /**
+   * Also start a router namespace that routes the documentation block and prefix in UPSTREAM to
+   * the bridge (which gets their gateway addresses), and an internet namespace with an echo
+   * server behind it: what egress plans need to be seen from outside.
+   */
+  routedUpstream?: boolean;
   signal?: AbortSignal;
 }
 
@@ -63,6 +72,7 @@ export async function startNetnsHypervisor(o: StartNetnsHypervisorOptions = {}):
   const gateway = `${subnet}.1`;
   let dnsmasq: Dnsmasq | undefined;
   let libvirt: PrivateLibvirtd | undefined;
+  let upstream: RoutedUpstream | undefined;
   const uri = () => libvirt?.uri ?? '';
   const run = (args: string[]) => virsh(args, { uri: uri() });
 
@@ -80,6 +90,7 @@ export async function startNetnsHypervisor(o: StartNetnsHypervisorOptions = {}):
       }
       await libvirt.stop();
     }
+    await upstream?.teardown();
     await dnsmasq?.stop();
     await deleteNetns(netns);
     rmSync(dir, { recursive: true, force: true });
@@ -104,6 +115,16 @@ export async function startNetnsHypervisor(o: StartNetnsHypervisorOptions = {}):
     mkdirSync(poolPath, { mode: 0o711 });
     await run(['pool-define-as', POOL, 'dir', '--target', poolPath]);
     await run(['pool-start', POOL]);
+    if (o.routedUpstream) {
+      upstream = await startRoutedUpstream({
+        hypervisorNetns: netns,
+        bridge: BRIDGE,
+        routerNetns: ownedNetnsName(`${o.tag ?? 'hv'}up`),
+        internetNetns: ownedNetnsName(`${o.tag ?? 'hv'}inet`),
+        dir,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+    }
     const started = dnsmasq;
     return {
       netns,
@@ -113,6 +134,7 @@ export async function startNetnsHypervisor(o: StartNetnsHypervisorOptions = {}):
       libvirt,
       pool: { name: POOL, path: poolPath },
       dir,
+      ...(upstream ? { upstream } : {}),
       leases: () => started.leases(),
       virsh: (...args) => run(args),
       inNetns: (command, args) => inNetns(netns, command, args),

@@ -1,4 +1,16 @@
 export { canonicalAddress, type Family, familyOf } from './addresses.js';
+export {
+  buildHostEgressPlan,
+  canonicalIpv6Prefix,
+  describeHostPlan,
+  freeHostAddress,
+  type HostEgressPlan,
+  type HostEgressPlanInput,
+  type HostPlanIssue,
+  ipv6InPrefix,
+  MAX_HOST_PLAN_ADDRESSES,
+  parseIpv4Entry,
+} from './host-plan.js';
 export { macAddressFor, networkConfigV2, PLANNED_INTERFACE } from './network-config.js';
 export {
   addressAt,

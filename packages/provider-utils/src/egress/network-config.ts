@@ -25,8 +25,12 @@ export const PLANNED_INTERFACE = 'eth0';
 
 /**
  * The cloud-init network config (version 2, the netplan shape) that puts an allocation on the
- * NIC with `mac`: the static addresses, a default route per planned family via its gateway, and
- * the plan's DNS servers. A family the plan does not cover keeps DHCP for IPv4 (so the instance
+ * NIC with `mac`: the static addresses, a default gateway per planned family, and the plan's DNS
+ * servers. The gateways are `gateway4`/`gateway6`, not `routes`: cloud-init's ifupdown renderer
+ * (Debian's cloud images, and ours) writes `routes` as `post-up route add ... || true`, which
+ * silently does nothing without net-tools and turns `::/0` into `::/64`, so a booted guest had
+ * its planned addresses and no way out; a gateway becomes ifupdown's own `gateway` line, and
+ * netplan and networkd read it too. A family the plan does not cover keeps DHCP for IPv4 (so the instance
  * stays reachable on the LAN) and router advertisements for IPv6; a planned IPv6 turns router
  * advertisements off, or SLAAC would add a second address the kernel might leave from.
  * Written as JSON, which every YAML reader (cloud-init's included) reads as the same document.
@@ -34,19 +38,15 @@ export const PLANNED_INTERFACE = 'eth0';
 export function networkConfigV2(mac: string, allocation: EgressAllocation): string {
   const { ipv4, ipv6 } = allocation;
   const planned = [ipv4, ipv6].filter((a) => a !== undefined);
-  const routes = [
-    ...(ipv4 ? [{ to: '0.0.0.0/0', via: ipv4.gateway }] : []),
-    ...(ipv6 ? [{ to: '::/0', via: ipv6.gateway }] : []),
-  ];
   const nic = {
     match: { macaddress: mac.toLowerCase() },
     'set-name': PLANNED_INTERFACE,
     dhcp4: !ipv4,
     dhcp6: false,
     ...(ipv6 ? { 'accept-ra': false } : {}),
-    ...(planned.length > 0
-      ? { addresses: planned.map((a) => `${a.address}/${a.prefixLength}`), routes }
-      : {}),
+    ...(planned.length > 0 ? { addresses: planned.map((a) => `${a.address}/${a.prefixLength}`) } : {}),
+    ...(ipv4 ? { gateway4: ipv4.gateway } : {}),
+    ...(ipv6 ? { gateway6: ipv6.gateway } : {}),
     ...(allocation.nameservers.length > 0 ? { nameservers: { addresses: [...allocation.nameservers] } } : {}),
   };
   return `${JSON.stringify({ version: 2, ethernets: { [PLANNED_INTERFACE]: nic } }, null, 2)}\n`;

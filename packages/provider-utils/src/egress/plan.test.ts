@@ -272,10 +272,9 @@ describe('network config', () => {
           dhcp6: false,
           'accept-ra': false,
           addresses: ['203.0.113.10/29', '2001:db8:1::3/64'],
-          routes: [
-            { to: '0.0.0.0/0', via: '203.0.113.9' },
-            { to: '::/0', via: '2001:db8:1::1' },
-          ],
+          // Gateways, not routes: cloud-init's ifupdown renderer drops default routes.
+          gateway4: '203.0.113.9',
+          gateway6: '2001:db8:1::1',
           nameservers: { addresses: ['192.0.2.53'] },
         },
       },
@@ -287,6 +286,8 @@ describe('network config', () => {
     const { parse } = await import('yaml');
     const eth0 = parse(networkConfigV2(macAddressFor('x'), allocate(p, 'x', new Map()))).ethernets.eth0;
     expect(eth0.dhcp4).toBe(true);
-    expect(eth0.routes).toEqual([{ to: '::/0', via: '2001:db8:1::1' }]);
+    expect(eth0.gateway6).toBe('2001:db8:1::1');
+    expect(eth0.gateway4).toBeUndefined();
+    expect(eth0.routes).toBeUndefined();
   });
 });
