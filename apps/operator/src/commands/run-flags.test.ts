@@ -106,4 +106,11 @@ describe('parseRunFlags', () => {
       quotaBackoff: { baseMs: 1_000, maxMs: 10_000 },
     });
   });
+
+  it('is chosen by --log-format and anything else is refused, naming the value', () => {
+    expect(parseRunFlags(['--log-format', 'text'], {}).logFormat).toBe('text');
+    expect(() => parseRunFlags(['--log-format', 'pretty'], {})).toThrow(
+      '--log-format: expected one of json, text, got "pretty"',
+    );
+  });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunFlags } from '../commands/run-flags.js';
 import { createOperatorLogger } from './logger.js';
 import { textDestination, textLine } from './text-format.js';
 
@@ -17,12 +16,5 @@ describe('--log-format text', () => {
   it('quotes values with spaces and passes a non-JSON line through', () => {
     expect(textLine('{"time":"t","level":"warn","msg":"m","why":"a b"}')).toBe('t WARN  m why="a b"\n');
     expect(textLine('not json')).toBe('not json\n');
-  });
-
-  it('is chosen by --log-format and anything else is refused, naming the value', () => {
-    expect(parseRunFlags(['--log-format', 'text'], {}).logFormat).toBe('text');
-    expect(() => parseRunFlags(['--log-format', 'pretty'], {})).toThrow(
-      '--log-format: expected one of json, text, got "pretty"',
-    );
   });
 });
