@@ -105,7 +105,12 @@ export async function createInstance(ctx: Context, req: CreateRequest): Promise<
           const address = freeHostAddress(plan, new Set(holders.keys()));
           if (!address) {
             const inPlan = new Map([...holders].filter(([a]) => plan.ipv4.includes(a)));
-            throw egressPlanExhaustedError(ctx.providerName, describeHostPlan(plan), plan.ipv4.length, inPlan);
+            throw egressPlanExhaustedError(
+              ctx.providerName,
+              describeHostPlan(plan),
+              plan.ipv4.length,
+              inPlan,
+            );
           }
           record.localAddress = address;
         } else if (egress) {
