@@ -165,10 +165,13 @@ export const egressCases: ConformanceCase[] = [
     title:
       'planned egress: instances created one after another never share an address, and get and listByTag report it',
     proves:
-      'each instance gets its own address of every planned family from the plan, and the provider reports it as Instance.egress from get and from listByTag alike',
+      'each instance gets its own address of every planned family from the plan (an unmarked machine on the host neither blocks nor holds one), and the provider reports it as Instance.egress from get and from listByTag alike',
     gate: GATE,
     applies,
     async run(ctx) {
+      // A domain that is not ours beside the plan's holders: allocation reads marks, and must
+      // neither stumble on nor count a machine without one.
+      await ctx.seed({ name: ctx.name(), zone: ctx.config.placement.zone, mark: 'none' });
       const { plan, ids, held } = await fillPlan(ctx, 'after sequential creates');
       distinct(held, 'after sequential creates');
       const listed = await ok(ctx.provider.listByTag(ctx.opts()), 'listByTag');
