@@ -44,6 +44,11 @@ export interface CaseContext {
   request(overrides?: RequestOverrides): CreateRequest;
   /** A unique instance name for this case (tracked for cleanup). */
   name(): string;
+  /**
+   * The fixture's `freshProvider`: a second provider over the same backend (a restarted
+   * process), its calls watched like the first's. The caller closes it.
+   */
+  freshProvider(): Promise<Provider>;
   /** `provider.create`, with the ID and name tracked for cleanup. */
   create(req: CreateRequest, opts?: CallOptions): Promise<string>;
   /** `backend.seed`, with the instance tracked for cleanup. */
@@ -126,6 +131,10 @@ export function createCaseSession(caseId: string, fixture: ConformanceFixture): 
     },
     notes,
     name,
+    async freshProvider() {
+      if (!fixture.freshProvider) throw new CaseSkipped('the fixture has no freshProvider');
+      return watchCalls(await fixture.freshProvider(), moved);
+    },
     request(overrides = {}) {
       const { zone, placement, ...rest } = overrides;
       const base: Placement = { ...config.placement, ...placement };

@@ -203,6 +203,12 @@ export interface BackendControl {
    * item, the Pod's file), exactly as stored; undefined when nothing was delivered.
    */
   deliveredCloudInit?(name: string, zone?: string): Awaitable<string | undefined>;
+  /**
+   * What the backend holds for `name`'s network: the network-config it received (cloud-init's
+   * NoCloud file of that name, exactly as stored; undefined when none was delivered) and the MAC
+   * address of each NIC it defined for the instance. The planned-egress cases read it.
+   */
+  deliveredNetwork?(name: string, zone?: string): Awaitable<{ networkConfig?: string; macs: string[] }>;
   instances(): Awaitable<BackendInstanceView[]>;
   resources(): Awaitable<BackendResourceView[]>;
   /** Every backend call since the fixture was made (or since `clearCalls`), in order. */
@@ -231,6 +237,11 @@ export interface BackendControl {
     state?: string;
     /** The call each Checker target makes first (blocked to show the targets run concurrently). */
     probe?: string;
+    /**
+     * The call that makes the instance itself, after every part it needs (its egress allocation
+     * among them): a create held there and cut off is a crash between allocation and instance.
+     */
+    define?: string;
   };
 
   /**

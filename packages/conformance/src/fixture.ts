@@ -1,4 +1,5 @@
 import type { Checker, Placement, Provider, ProviderProfile } from '@egress-proxies/contract';
+import type { EgressPlanConfig } from '@egress-proxies/provider-utils';
 import type { Awaitable, BackendControl, StateRow } from './control.js';
 
 /** The placement fields a provider validates against its catalogues. */
@@ -30,6 +31,12 @@ export interface ConformanceConfig {
   cloudInitNotDelivered?: string;
   /** Conditions `BackendControl.breakTarget` understands, with the reason the Checker must report. */
   checkReasons?: readonly { condition: string; reason: string }[];
+  /**
+   * The egress plan the placement's zone allocates from, as written in the provider's config,
+   * for a provider whose profile says `egress: planned`: the planned-egress cases run on it. Its
+   * smallest family should hold a handful of instances (at most 16) so the cases can exhaust it.
+   */
+  egress?: { planName: string; plan: EgressPlanConfig };
 }
 
 /** One fresh, isolated provider over its own fake backend. */
@@ -40,6 +47,12 @@ export interface ConformanceFixture {
   /** The declared profile; usually `provider.profile`. */
   profile: ProviderProfile;
   config: ConformanceConfig;
+  /**
+   * A second provider with the same config over the same backend, sharing no memory with
+   * `provider`: what a restarted process makes. The case closes it. Needed by the cases that
+   * read state back from the backend after a restart.
+   */
+  freshProvider?(): Awaitable<Provider>;
   /** Called after the case's cleanup: close connections, stop servers. */
   dispose?(): Awaitable<void>;
 }

@@ -174,6 +174,12 @@ export const RULE_CASES: readonly RuleCases[] = Object.freeze([
     summary: 'out of capacity is QuotaExceeded at any create step',
     cases: ['CREATE-07', 'OPS-08'],
   },
+  {
+    rule: 'axis: egress',
+    summary:
+      'planned: distinct addresses (sequential, concurrent, a create retried after a crash), freed after delete, read back from the mark by a restarted provider, exhaustion QuotaExceeded naming the plan, the static network-config on the NIC, the plan kept out of logs',
+    cases: ['CREATE-24', 'CREATE-25', 'CREATE-26', 'CREATE-27', 'CREATE-28', 'CREATE-29', 'GET-18', 'OPS-21'],
+  },
   { rule: 'axis: states', summary: 'the state table covers exactly the declared states', cases: ['GET-10'] },
   {
     rule: 'axis: secondaryResources',

@@ -9,6 +9,7 @@ import { concurrencyCases } from './concurrency.js';
 import { createCases } from './create.js';
 import { deleteCases } from './delete.js';
 import { deleteRaceCases } from './delete-race.js';
+import { egressCases } from './egress.js';
 import { faultSweepCases } from './fault-sweep.js';
 import { getCases } from './get.js';
 import { idGarbageCases } from './id-garbage.js';
@@ -50,6 +51,7 @@ const ALL: readonly ConformanceCase[] = Object.freeze(
     ...tracingCases,
     ...logFieldCases,
     ...requestVariantCases,
+    ...egressCases,
   ].sort((a, b) => rank(a) - rank(b)),
 );
 

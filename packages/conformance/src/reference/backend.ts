@@ -71,6 +71,8 @@ interface Domain {
   vcpus: number;
   memoryMiB: number;
   disks: string[];
+  /** The MAC addresses of its NICs, as defined (one per NIC). */
+  macs: string[];
   address?: string;
   /** Whether the backend hands out an address when the domain runs. */
   addressable: boolean;
@@ -85,6 +87,8 @@ export type StartFailure = 'crashes' | 'powers-off' | 'never-runs';
 
 interface Volume extends VolumeInfo {
   content?: Uint8Array;
+  /** A seed's network-config (cloud-init's NoCloud file of that name), when one was written. */
+  networkConfig?: string;
   backing?: string;
 }
 
@@ -271,10 +275,10 @@ export class ReferenceBackend {
     });
   }
 
-  /** Writes (or overwrites) a seed volume with `content`. */
+  /** Writes (or overwrites) a seed volume with `content` (user-data) and an optional network-config. */
   writeSeed(
     host: string,
-    spec: { name: string; owner: string; content: Uint8Array },
+    spec: { name: string; owner: string; content: Uint8Array; networkConfig?: string },
     auth: BackendAuth,
   ): Promise<void> {
     return this.#call('seed', host, spec.owner, auth, (h) => {
@@ -286,13 +290,22 @@ export class ReferenceBackend {
         owner: spec.owner,
         sizeBytes: spec.content.length,
         content: new Uint8Array(spec.content),
+        ...(spec.networkConfig === undefined ? {} : { networkConfig: spec.networkConfig }),
       });
     });
   }
 
   defineDomain(
     host: string,
-    spec: { name: string; vcpus: number; memoryMiB: number; disks: string[]; metadata: string },
+    spec: {
+      name: string;
+      vcpus: number;
+      memoryMiB: number;
+      disks: string[];
+      metadata: string;
+      /** NIC MACs; one NIC with a backend-chosen MAC when absent. */
+      macs?: string[];
+    },
     auth: BackendAuth,
   ): Promise<void> {
     return this.#call('define', host, spec.name, auth, (h) => {
@@ -311,6 +324,7 @@ export class ReferenceBackend {
         vcpus: spec.vcpus,
         memoryMiB: spec.memoryMiB,
         disks: [...spec.disks],
+        macs: spec.macs ? [...spec.macs] : [this.#nextMac()],
         addressable: true,
         bootReads: 0,
       });
@@ -463,6 +477,7 @@ export class ReferenceBackend {
       vcpus: 1,
       memoryMiB: 512,
       disks: [],
+      macs: [this.#nextMac()],
       addressable: spec.address ?? true,
       // A seeded domain stays in the state it was given, however often it is read.
       bootReads: Number.POSITIVE_INFINITY,
@@ -508,19 +523,20 @@ export class ReferenceBackend {
     return [...this.#hosts.keys()];
   }
 
-  domains(): (DomainInfo & { host: string; address?: string })[] {
+  domains(): (DomainInfo & { host: string; address?: string; macs: string[] })[] {
     return [...this.#hosts.values()].flatMap((h) =>
       [...h.domains.values()].map((d) => ({
         host: h.name,
         name: d.name,
         state: d.state,
+        macs: [...d.macs],
         ...(d.metadata === undefined ? {} : { metadata: d.metadata }),
         ...(d.address === undefined ? {} : { address: d.address }),
       })),
     );
   }
 
-  volumes(): (VolumeInfo & { host: string; content?: Uint8Array })[] {
+  volumes(): (VolumeInfo & { host: string; content?: Uint8Array; networkConfig?: string })[] {
     return [...this.#hosts.values()].flatMap((h) =>
       [...h.volumes.values()].map((v) => ({ host: h.name, ...v })),
     );
@@ -643,6 +659,14 @@ export class ReferenceBackend {
     // TEST-NET-1 (RFC 5737): documentation addresses, never routed.
     this.#addresses += 1;
     return `192.0.2.${(this.#addresses % 250) + 1}`;
+  }
+
+  #macs = 0;
+
+  /** A MAC of the backend's own choosing, as libvirt gives a NIC defined without one. */
+  #nextMac(): string {
+    this.#macs += 1;
+    return `52:54:00:ff:${((this.#macs >> 8) & 0xff).toString(16).padStart(2, '0')}:${(this.#macs & 0xff).toString(16).padStart(2, '0')}`;
   }
 }
 

@@ -1,5 +1,15 @@
 import { ErrorCode, permanentError, Secret } from '@egress-proxies/contract';
-import { type Schema, s, uniqueStrings, url } from '@egress-proxies/provider-utils';
+import {
+  compileEgressPlan,
+  type EgressPlan,
+  type EgressPlanConfig,
+  egressPlanSchema,
+  parseConfig,
+  type Schema,
+  s,
+  uniqueStrings,
+  url,
+} from '@egress-proxies/provider-utils';
 
 export interface ReferenceHostConfig {
   /** The host's name: the `zone` of a placement and a segment of every ID. */
@@ -35,6 +45,18 @@ export interface ReferenceConfig {
   pollIntervalMs?: number;
   /** How long a blocking create waits for the domain to run; 15 s when absent. */
   startTimeoutMs?: number;
+  /**
+   * An address plan routed to every host's bridge: each instance gets one address per family,
+   * written into its seed's network-config and recorded in its mark. DHCP (a shared egress)
+   * when absent.
+   */
+  egressPlan?: ReferenceEgressPlan;
+}
+
+/** A named egress plan (the name is what an exhausted plan's QuotaExceeded names). */
+export interface ReferenceEgressPlan {
+  name: string;
+  plan: EgressPlanConfig;
 }
 
 /**
@@ -52,6 +74,8 @@ export interface ResolvedReferenceConfig {
   listPartial: 'fail-whole' | 'omit-unreachable';
   pollIntervalMs: number;
   startTimeoutMs: number;
+  /** The compiled plan; undefined without one. */
+  egressPlan: EgressPlan | undefined;
 }
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -121,6 +145,7 @@ export function resolveReferenceConfig(provider: string, config: ReferenceConfig
     throw bad(provider, `pollIntervalMs must be positive, got ${pollIntervalMs}`);
   if (!positive(startTimeoutMs))
     throw bad(provider, `startTimeoutMs must be positive, got ${startTimeoutMs}`);
+  const egressPlan = config.egressPlan === undefined ? undefined : resolvePlan(provider, config.egressPlan);
   return {
     hosts,
     machineTypes: { ...config.machineTypes },
@@ -129,7 +154,16 @@ export function resolveReferenceConfig(provider: string, config: ReferenceConfig
     listPartial,
     pollIntervalMs,
     startTimeoutMs,
+    egressPlan,
   };
+}
+
+function resolvePlan(provider: string, p: ReferenceEgressPlan): EgressPlan {
+  if (typeof p?.name !== 'string' || !KEY.test(p.name)) {
+    throw bad(provider, `egressPlan.name ${JSON.stringify(p?.name)} must match ${KEY}`);
+  }
+  const plan = parseConfig(egressPlanSchema, p.plan, { type: 'reference egressPlan.plan', provider });
+  return compileEgressPlan(p.name, plan);
 }
 
 /** The defaults `resolveReferenceConfig` fills in. */
@@ -180,4 +214,5 @@ export const referenceConfigSchema = s.object({
   listPartial: s.enum(['fail-whole', 'omit-unreachable']).optional(),
   pollIntervalMs: positiveNumber().optional(),
   startTimeoutMs: positiveNumber().optional(),
+  egressPlan: s.object({ name: s.string().pattern(KEY, 'plan name'), plan: egressPlanSchema }).optional(),
 }) satisfies Schema<ReferenceConfig, unknown>;

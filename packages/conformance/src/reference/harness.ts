@@ -11,7 +11,7 @@ import {
 } from './backend.js';
 import type { ReferenceBackendCode } from './backend-error.js';
 import { ReferenceCheckReason } from './checker.js';
-import type { ReferenceConfig } from './config.js';
+import type { ReferenceConfig, ReferenceEgressPlan } from './config.js';
 import { createReference } from './factory.js';
 import { formatId } from './id.js';
 import { formatMark, MARK_NAMESPACE, readMark } from './mark.js';
@@ -39,6 +39,32 @@ const CHECK_REASONS: readonly { condition: HostCondition; reason: string }[] = [
   { condition: 'pool-inactive', reason: ReferenceCheckReason.PoolNotActive },
   { condition: 'internal', reason: 'APIError' },
 ];
+
+/**
+ * The plan the planned-egress harness configures: a documentation /29 (four hosts once the
+ * network, broadcast, gateway and one exclusion are out) and a documentation /64.
+ */
+export const REFERENCE_EGRESS_PLAN: ReferenceEgressPlan = {
+  name: 'doc-block',
+  plan: {
+    ipv4: { ranges: ['203.0.113.8/29'], gateway: '203.0.113.9' },
+    ipv6: { prefix: '2001:db8:7::/64', gateway: '2001:db8:7::1' },
+    nameservers: ['198.51.100.53', '2001:db8:53::53'],
+    exclude: ['203.0.113.14'],
+  },
+};
+
+/**
+ * A plan with room for every other case of the kit (some create a dozen instances), to show the
+ * planned mode keeps the rest of the contract; too large for the cases that fill a plan.
+ */
+export const REFERENCE_ROOMY_EGRESS_PLAN: ReferenceEgressPlan = {
+  name: 'doc-roomy',
+  plan: {
+    ipv4: { ranges: ['198.51.100.0/24'], gateway: '198.51.100.1' },
+    ipv6: { prefix: '2001:db8:8::/64', gateway: '2001:db8:8::1' },
+  },
+};
 
 /** A small, complete reference config over `hosts` with `token`. */
 export function referenceConfig(token: string, overrides: Partial<ReferenceConfig> = {}): ReferenceConfig {
@@ -165,6 +191,12 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
       backend
         .calls()
         .map((c) => ({ step: c.step, zone: c.host, ...(c.instance ? { instance: c.instance } : {}) })),
+    deliveredNetwork: (name, zone) => {
+      const h = where(name, zone);
+      const seed = backend.volumes().find((v) => v.kind === 'seed' && v.owner === name && v.host === h);
+      const macs = backend.domains().find((d) => d.name === name && d.host === h)?.macs ?? [];
+      return { ...(seed?.networkConfig === undefined ? {} : { networkConfig: seed.networkConfig }), macs };
+    },
     deliveredCloudInit: (name, zone) => {
       const seed = backend
         .volumes()
@@ -179,7 +211,14 @@ export function referenceControl(backend: ReferenceBackend, defaultHost: string)
       for (const h of zone ? [zone] : backend.hostNames()) backend.removeVolumesOutOfBand(h, name);
     },
     setAddress: (name, present, zone) => backend.setAddress(where(name, zone), name, present),
-    steps: { address: 'address', stop: 'stop', remove: 'undefine', probe: 'probe', state: 'state' },
+    steps: {
+      address: 'address',
+      stop: 'stop',
+      remove: 'undefine',
+      probe: 'probe',
+      state: 'state',
+      define: 'define',
+    },
     reset: () => backend.reset(),
   };
 }
@@ -191,6 +230,8 @@ export interface ReferenceHarnessOptions {
   hosts?: readonly string[];
   /** Passed to the config. */
   listPartial?: 'fail-whole' | 'omit-unreachable';
+  /** An egress plan for every host (`REFERENCE_EGRESS_PLAN` runs the planned-egress cases). */
+  egressPlan?: ReferenceEgressPlan;
   /** Builds the provider under test over the backend (the kit's tests pass deliberately broken ones). */
   makeProvider?: (args: { name: string; config: ReferenceConfig; backend: ReferenceBackend }) => {
     provider: Provider;
@@ -210,13 +251,17 @@ export function createReferenceHarness(options: ReferenceHarnessOptions = {}): C
     const config = referenceConfig(token, {
       hosts: hosts.map((h) => ({ name: h, address: `${h}.lab.internal:16509` })),
       ...(options.listPartial ? { listPartial: options.listPartial } : {}),
+      ...(options.egressPlan ? { egressPlan: options.egressPlan } : {}),
     });
     const backend = new ReferenceBackend({ hosts: hosts.map((h) => ({ name: h, token })) });
-    const made = options.makeProvider
-      ? options.makeProvider({ name, config, backend })
-      : createReference(name, config, backend);
+    const make = () =>
+      options.makeProvider
+        ? options.makeProvider({ name, config, backend })
+        : createReference(name, config, backend);
+    const made = make();
     return {
       provider: made.provider,
+      freshProvider: () => make().provider,
       ...(made.checker ? { checker: made.checker } : {}),
       backend: referenceControl(backend, hosts[0]!),
       profile: made.provider.profile,
@@ -232,6 +277,9 @@ export function createReferenceHarness(options: ReferenceHarnessOptions = {}): C
         stateTable: REFERENCE_STATE_TABLE,
         checkTargets: hosts,
         checkReasons: CHECK_REASONS,
+        ...(options.egressPlan
+          ? { egress: { planName: options.egressPlan.name, plan: options.egressPlan.plan } }
+          : {}),
       },
       dispose: () => made.provider.close?.(),
     };

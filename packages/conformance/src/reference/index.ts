@@ -17,6 +17,7 @@ export { ReferenceChecker } from './checker.js';
 export type {
   ReferenceConfig,
   ReferenceConfigInput,
+  ReferenceEgressPlan,
   ReferenceHostConfig,
   ReferenceImage,
   ReferenceMachineType,
@@ -38,7 +39,9 @@ export {
 } from './factory.js';
 export {
   createReferenceHarness,
+  REFERENCE_EGRESS_PLAN,
   REFERENCE_HOSTS,
+  REFERENCE_ROOMY_EGRESS_PLAN,
   REFERENCE_STATE_TABLE,
   type ReferenceHarnessOptions,
   referenceConfig,

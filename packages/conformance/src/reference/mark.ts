@@ -9,6 +9,8 @@ export interface Mark {
   uid: string;
   createdAt?: Date;
   installation?: string;
+  /** The egress addresses allocated from the plan, one per family: the record allocation reads back. */
+  egress?: { ipv4?: string; ipv6?: string };
 }
 
 /** What a domain's metadata says about ownership. */
@@ -23,11 +25,13 @@ export function formatMark(mark: Mark): string {
   const attrs = [`managed="true"`, `uid="${escapeAttr(mark.uid)}"`];
   if (mark.createdAt) attrs.push(`createdAt="${mark.createdAt.toISOString()}"`);
   if (mark.installation) attrs.push(`installation="${escapeAttr(mark.installation)}"`);
+  if (mark.egress?.ipv4) attrs.push(`egress4="${mark.egress.ipv4}"`);
+  if (mark.egress?.ipv6) attrs.push(`egress6="${mark.egress.ipv6}"`);
   return `<instance xmlns="${MARK_NAMESPACE}" ${attrs.join(' ')}/>`;
 }
 
-const ELEMENT = /^<instance xmlns="([^"]*)"((?:\s+[A-Za-z]+="[^"]*")*)\s*\/>$/;
-const ATTR = /([A-Za-z]+)="([^"]*)"/g;
+const ELEMENT = /^<instance xmlns="([^"]*)"((?:\s+[A-Za-z0-9]+="[^"]*")*)\s*\/>$/;
+const ATTR = /([A-Za-z0-9]+)="([^"]*)"/g;
 
 /** Reads a domain's metadata: no metadata (or another namespace) is unmarked; garbage is unreadable. */
 export function readMark(metadata: string | undefined): MarkReading {
@@ -56,5 +60,8 @@ export function readMark(metadata: string | undefined): MarkReading {
   const inst = attrs.get('installation');
   // Stryker disable next-line ConditionalExpression: an undefined installation and none read the same (readers spread it only when set)
   if (inst) mark.installation = inst;
+  const ipv4 = attrs.get('egress4');
+  const ipv6 = attrs.get('egress6');
+  if (ipv4 || ipv6) mark.egress = { ...(ipv4 ? { ipv4 } : {}), ...(ipv6 ? { ipv6 } : {}) };
   return { kind: 'marked', mark };
 }

@@ -1,7 +1,10 @@
 import { InstanceState, type ProviderProfile } from '@egress-proxies/contract';
 
-/** The reference provider's answers on every axis; `listPartial` follows its config. */
-export function referenceProfile(listPartial: 'fail-whole' | 'omit-unreachable'): ProviderProfile {
+/** The reference provider's answers on every axis; `listPartial` and `egress` follow its config. */
+export function referenceProfile(
+  listPartial: 'fail-whole' | 'omit-unreachable',
+  planned = false,
+): ProviderProfile {
   return {
     readiness: 'provisioning-window',
     createReturn: 'blocking',
@@ -23,6 +26,7 @@ export function referenceProfile(listPartial: 'fail-whole' | 'omit-unreachable')
     logging: 'tiered',
     childSpans: 'span-decorator',
     backendTest: 'in-memory-fake',
+    egress: planned ? 'planned' : 'shared',
     states: [InstanceState.Provisioning, InstanceState.Running, InstanceState.Stopped],
     notes: {
       readiness: 'a started domain stays in nostate for one state read, then runs with an address',
@@ -31,6 +35,9 @@ export function referenceProfile(listPartial: 'fail-whole' | 'omit-unreachable')
       secondaryResources: 'an overlay volume and a seed volume per instance, labelled with the instance name',
       credentials: 'a token passed in the config as a Secret and sent on every backend call',
       childSpans: 'one reference.<step> span per backend call',
+      egress: planned
+        ? 'one address per family from the configured plan, in the seed network-config and the mark'
+        : "DHCP on the host's bridge: every instance leaves through the host",
     },
   };
 }

@@ -15,7 +15,18 @@ import {
   type SecondaryResource,
   transientError,
 } from '@egress-proxies/contract';
-import { loggerOf, sleep, throwIfAborted, traceFields, withSpan } from '@egress-proxies/provider-utils';
+import {
+  allocate,
+  type EgressAllocation,
+  type EgressPlan,
+  loggerOf,
+  macAddressFor,
+  networkConfigV2,
+  sleep,
+  throwIfAborted,
+  traceFields,
+  withSpan,
+} from '@egress-proxies/provider-utils';
 import { type BackendAuth, type DomainInfo, ReferenceBackend } from './backend.js';
 import { ReferenceBackendError } from './backend-error.js';
 import { classifyBackendError } from './classify.js';
@@ -31,6 +42,8 @@ const GiB = 1024 ** 3;
 /** Room the seed volume needs besides the overlay. */
 // Stryker disable next-line ArithmeticOperator: the precheck's margin; the backend refuses a full pool itself
 const SEED_BYTES = 1024 * 1024;
+/** The lock key of the egress plan; no instance name has a NUL, so it never meets a name's lock. */
+const PLAN_LOCK = '\u0000egress-plan';
 
 export interface ReferenceProviderOptions {
   /** The configured entry name, carried into every error and log line. */
@@ -77,7 +90,7 @@ export class ReferenceProvider implements Provider {
     }
     this.name = options.name;
     this.config = resolveReferenceConfig(options.name, options.config);
-    this.profile = referenceProfile(this.config.listPartial);
+    this.profile = referenceProfile(this.config.listPartial, this.config.egressPlan !== undefined);
     this.backend =
       options.backend ??
       new ReferenceBackend({
@@ -258,7 +271,67 @@ export class ReferenceProvider implements Provider {
       // A volume left by an earlier attempt is reused: creating it is the step that failed last time or before.
       if (!(ReferenceBackendError.isInstance(err) && err.code === 'VOLUME_EXISTS')) throw err;
     }
+    const plan = this.config.egressPlan;
+    // With a plan, reading what is held, picking and defining are one step for the whole provider:
+    // two creates in this process never pick from the same reading.
+    if (plan)
+      await this.locks.run(PLAN_LOCK, () => this.defineWithEgress(ctx, req, p, overlay, plan), ctx.signal);
+    else await this.seedAndDefine(ctx, req, p, overlay, undefined);
+    await this.call(ctx, 'start', (a) => this.backend.startDomain(p.host, req.name, a), req.name);
+    await this.waitRunning(ctx, req.name);
+    ctx.log.log(1, 'reference instance ensured running', { host: p.host, name: req.name, adopted: false });
+    return id;
+  }
+
+  /**
+   * Allocates the instance's egress from what the marks on every host hold (nothing is kept in
+   * memory: a restarted provider, or a create retried after a crash, reads the same record), then
+   * seeds and defines it with the allocation in its mark.
+   */
+  protected async defineWithEgress(
+    ctx: OpContext,
+    req: CreateRequest,
+    p: ReturnType<ReferenceProvider['placement']>,
+    overlay: string,
+    plan: EgressPlan,
+  ): Promise<void> {
+    const allocation = allocate(plan, req.name, await this.heldAddresses(ctx, req.name));
+    await this.seedAndDefine(ctx, req, p, overlay, allocation);
+  }
+
+  /** Every address a marked domain on any configured host holds, with its holder's name. */
+  protected async heldAddresses(ctx: OpContext, name: string): Promise<Map<string, string>> {
+    const held = new Map<string, string>();
+    for (const { name: host } of this.config.hosts) {
+      const on: OpContext = { ...ctx, host };
+      // A host that cannot be listed may hold addresses: allocating without it could duplicate one.
+      // The calls' lines name the instance being created, as every line of its create does (2.9).
+      for (const d of await this.call(on, 'list', (a) => this.backend.listDomains(host, a), name)) {
+        if (!isInstanceName(d.name)) continue;
+        const metadata = await this.call(
+          on,
+          'metadata',
+          (a) => this.backend.domainMetadata(host, d.name, a),
+          name,
+        );
+        const reading = this.readMark(metadata);
+        if (reading.kind !== 'marked') continue;
+        for (const address of Object.values(reading.mark.egress ?? {})) held.set(address, d.name);
+      }
+    }
+    return held;
+  }
+
+  /** Writes the seed (user-data, and the network-config of an allocation) and defines the domain. */
+  protected async seedAndDefine(
+    ctx: OpContext,
+    req: CreateRequest,
+    p: ReturnType<ReferenceProvider['placement']>,
+    overlay: string,
+    allocation: EgressAllocation | undefined,
+  ): Promise<void> {
     const seed = `${req.name}-seed.iso`;
+    const mac = macAddressFor(req.name);
     // The seed is rewritten on every attempt: a cut-off upload must never be trusted.
     await this.call(
       ctx,
@@ -266,15 +339,25 @@ export class ReferenceProvider implements Provider {
       (a) =>
         this.backend.writeSeed(
           p.host,
-          { name: seed, owner: req.name, content: new TextEncoder().encode(req.cloudInit ?? '') },
+          {
+            name: seed,
+            owner: req.name,
+            content: new TextEncoder().encode(req.cloudInit ?? ''),
+            ...(allocation ? { networkConfig: networkConfigV2(mac, allocation) } : {}),
+          },
           a,
         ),
       req.name,
     );
+    const egress = allocation && {
+      ...(allocation.ipv4 ? { ipv4: allocation.ipv4.address } : {}),
+      ...(allocation.ipv6 ? { ipv6: allocation.ipv6.address } : {}),
+    };
     const metadata = this.writeMark({
       uid: req.uid,
       createdAt: new Date(),
       ...(req.installation ? { installation: req.installation } : {}),
+      ...(egress ? { egress } : {}),
     });
     await this.call(
       ctx,
@@ -288,15 +371,13 @@ export class ReferenceProvider implements Provider {
             memoryMiB: p.machine.memoryMiB,
             disks: [overlay, seed],
             metadata,
+            // The network-config matches its NIC by this MAC.
+            ...(allocation ? { macs: [mac] } : {}),
           },
           a,
         ),
       req.name,
     );
-    await this.call(ctx, 'start', (a) => this.backend.startDomain(p.host, req.name, a), req.name);
-    await this.waitRunning(ctx, req.name);
-    ctx.log.log(1, 'reference instance ensured running', { host: p.host, name: req.name, adopted: false });
-    return id;
   }
 
   /** The domain called `name` on the operation's host, or undefined. */
@@ -393,6 +474,7 @@ export class ReferenceProvider implements Provider {
         ...(ip ? { ip } : {}),
         ...(mark.createdAt ? { createdAt: mark.createdAt } : {}),
         ...(mark.installation ? { installation: mark.installation } : {}),
+        ...(mark.egress ? { egress: { ...mark.egress } } : {}),
       };
       log.log(1, 'reference instance fetched', { host, name, state: inst.state });
       log.log(2, 'reference instance detail', { host, name, domainState: state, ip: ip ?? '' });
@@ -533,6 +615,7 @@ export class ReferenceProvider implements Provider {
             state: mapState(d.state, undefined),
             ...(mark.createdAt ? { createdAt: mark.createdAt } : {}),
             ...(mark.installation ? { installation: mark.installation } : {}),
+            ...(mark.egress ? { egress: { ...mark.egress } } : {}),
           });
         }
       }
