@@ -1,3 +1,4 @@
+import { POOL_ROTATES } from '../api/proxy-pool.js';
 import { LOG_LEVELS, type LogLevelName } from '../domain/log-levels.js';
 import { LOG_FORMATS, type LogFormat } from '../domain/text-format.js';
 import { type GatewayMember, SELECTIONS, type Selection } from '../gateway/member-table.js';
@@ -18,6 +19,7 @@ export interface GatewayFlags {
   usersDir?: string;
   // Absent when not given: the pool's spec.gateway value applies, else the built-in default.
   selection?: Selection;
+  rotate?: (typeof POOL_ROTATES)[number];
   sessionTtlMs?: number;
   cooldownMs?: number;
   banStatuses?: number[];
@@ -65,6 +67,7 @@ export const GATEWAY_OPTIONS = {
   metrics: { type: 'string' },
   'users-dir': { type: 'string' },
   selection: { type: 'string' },
+  rotate: { type: 'string' },
   'session-ttl': { type: 'string' },
   cooldown: { type: 'string' },
   'ban-statuses': { type: 'string' },
@@ -89,6 +92,7 @@ export function parseGatewayFlags(args: string[]): GatewayFlags {
     logFormat: r.oneOf('log-format', 'json', LOG_FORMATS),
   };
   if (r.string('selection') !== undefined) flags.selection = r.oneOf('selection', 'round-robin', SELECTIONS);
+  if (r.string('rotate') !== undefined) flags.rotate = r.oneOf('rotate', 'per-request', POOL_ROTATES);
   if (r.string('session-ttl') !== undefined) flags.sessionTtlMs = r.duration('session-ttl', '10m');
   if (r.string('cooldown') !== undefined) flags.cooldownMs = r.duration('cooldown', '60s');
   const ban = r.string('ban-statuses');

@@ -11,6 +11,7 @@ applies without a restart; the port only at start); a flag given here overrides 
                               default: the pool's usersSecret, read through the API
   --metrics HOST:PORT         /metrics, /healthz, /readyz on their own port (default: none)
   --selection NAME            round-robin, random or least-connections (default: the pool's, else round-robin)
+  --rotate MODE               plain HTTP without a session: per-request or per-connection (default: the pool's, else per-request)
   --session-ttl DURATION      how long a session's last member is remembered, to say when it moved (default: the pool's, else 10m)
   --cooldown DURATION         how long a failing or banned member gets no new connections (default: the pool's, else 60s)
   --ban-statuses LIST         member answers that cool it down, comma-separated (default: the pool's, else 403,429)

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { POOL_ROTATES } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
 import type { ProxyUsers } from './basic-auth.js';
 import { BAN_REPORT_HEADER, debugEnabled, type GatewayContext, MEMBER_HEADER } from './gateway-context.js';
@@ -33,8 +34,8 @@ export interface GatewaySettings extends MemberTableSettings {
   rotate?: Rotate;
 }
 
-export type Rotate = 'per-request' | 'per-connection';
-export const ROTATES: readonly Rotate[] = ['per-request', 'per-connection'];
+export type Rotate = (typeof POOL_ROTATES)[number];
+export const ROTATES: readonly Rotate[] = POOL_ROTATES;
 
 function rotateSetting(r: string): Rotate {
   if (!(ROTATES as readonly string[]).includes(r))
