@@ -46,6 +46,10 @@ describe('gateway flags', () => {
       banStatuses: [403, 429, 503],
       logFormat: 'text',
     });
+    expect(parseGatewayFlags(['--members', 'a=h:1', '--socks-listen', ':1080']).socksListen).toEqual({
+      host: '127.0.0.1',
+      port: 1080,
+    });
     expect(parseGatewayFlags(['--members', 'a=h:1', '--listen', '[::1]:9000']).listen).toEqual({
       host: '::1',
       port: 9000,
@@ -60,6 +64,7 @@ describe('gateway flags', () => {
     [['--members', 'a=h:1', '--ban-statuses', '200'], '--ban-statuses: expected HTTP error statuses 400-599'],
     [['--members', 'a=h:1', '--log-format', 'xml'], '--log-format: expected one of json, text, got "xml"'],
     [['--members', 'a=h:1', '--selection', 'first'], '--selection: expected one of round-robin'],
+    [['--members', 'a=h:1', '--socks-listen', '1080'], '--socks-listen: expected HOST:PORT, got "1080"'],
     [
       ['--members', 'a=h:1', '--rotate', 'sometimes'],
       '--rotate: expected one of per-request, per-connection, got "sometimes"',

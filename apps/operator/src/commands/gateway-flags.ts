@@ -16,6 +16,8 @@ export interface GatewayFlags {
   /** The port is absent when not given: the pool's spec.gateway.port, else 8080. */
   listen: { host: string; port?: number };
   metrics?: { host: string; port: number };
+  /** A SOCKS5 listener beside the HTTP one (host defaults to loopback); absent: none. */
+  socksListen?: { host: string; port: number };
   usersDir?: string;
   // Absent when not given: the pool's spec.gateway value applies, else the built-in default.
   selection?: Selection;
@@ -64,6 +66,7 @@ export const GATEWAY_OPTIONS = {
   members: { type: 'string' },
   kubeconfig: { type: 'string' },
   listen: { type: 'string' },
+  'socks-listen': { type: 'string' },
   metrics: { type: 'string' },
   'users-dir': { type: 'string' },
   selection: { type: 'string' },
@@ -111,6 +114,8 @@ export function parseGatewayFlags(args: string[]): GatewayFlags {
     });
   if (r.string('kubeconfig')) flags.kubeconfig = r.string('kubeconfig');
   if (r.string('users-dir')) flags.usersDir = r.string('users-dir');
+  const socks = r.hostPort('socks-listen');
+  if (socks) flags.socksListen = { host: socks.host || '127.0.0.1', port: socks.port };
   const metrics = r.hostPort('metrics');
   if (metrics) flags.metrics = metrics;
   return flags;

@@ -124,6 +124,7 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
       pool: poolKey,
       host: flags.listen.host,
       port: flags.listen.port ?? first?.gateway.port ?? 8080,
+      ...(flags.socksListen ? { socks: flags.socksListen } : {}),
       ...(users ? { users } : {}),
       ...effectiveSettings(flags, first?.gateway),
       logger: log,

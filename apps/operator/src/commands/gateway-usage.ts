@@ -7,6 +7,7 @@ applies without a restart; the port only at start); a flag given here overrides 
   --members LIST              fixed members instead: name=host:port, comma-separated
   --kubeconfig PATH           kubeconfig for --pool; in-cluster config when absent
   --listen HOST[:PORT]        where clients connect (default 127.0.0.1; port: the pool's, else 8080); off loopback needs users
+  --socks-listen HOST:PORT    also serve SOCKS5 here (CONNECT; same users, sessions as <user>-session-<id>); off loopback needs users
   --users-dir DIR             Basic auth users: one file per user holding the password (a mounted Secret);
                               default: the pool's usersSecret, read through the API
   --metrics HOST:PORT         /metrics, /healthz, /readyz on their own port (default: none)
