@@ -173,6 +173,18 @@ describe('gateway: SOCKS5', () => {
     expect(g.members.cooledDown()).toEqual([]);
   });
 
+  it('cuts a handshake that stalls at the header timeout, and counts refusals under the HTTP labels', async () => {
+    const g = await gateway({ headersTimeoutMs: 300 });
+    // Half a greeting and then nothing: the gateway closes it (the test would time out otherwise).
+    const stalled = await rawSocks(g.socks.port, [Buffer.from([5])]);
+    expect(stalled.socket.destroyed || stalled.bytes.length === 0).toBe(true);
+    await rawSocks(g.socks.port, [Buffer.from([5, 1, 0])]);
+    await rawSocks(g.socks.port, [Buffer.from('garbage')]);
+    const text = await g.metrics.registry.metrics();
+    for (const reason of ['header-timeout', 'auth', 'bad-request'])
+      expect(text).toContain(`egress_proxies_gateway_rejected_total{pool="test",reason="${reason}"} 1`);
+  });
+
   it('a dead target answers "connection refused" or "host unreachable" and cools no member', async () => {
     const g = await gateway();
     const closed = createServer();
