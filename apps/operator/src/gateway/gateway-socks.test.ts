@@ -203,6 +203,33 @@ describe('gateway: SOCKS5', () => {
     expect(g.members.eligible().length).toBe(members.length);
   });
 
+  it('a client that leaves while its tunnel is being opened blames no one', async () => {
+    // A member that accepts the CONNECT and holds it unanswered (a slow origin).
+    let asked!: () => void;
+    const held = new Promise<void>((r) => {
+      asked = r;
+    });
+    const member = createServer((s) => {
+      s.on('error', () => {});
+      s.once('data', () => asked());
+    });
+    await new Promise<void>((r) => member.listen(0, '127.0.0.1', r));
+    const g = await gateway({}, [
+      { name: 'm-slow', host: '127.0.0.1', port: (member.address() as AddressInfo).port },
+    ]);
+    const client = connect({ host: '127.0.0.1', port: g.socks.port });
+    client.on('error', () => {});
+    client.write(
+      Buffer.concat([Buffer.from([5, 1, 2]), auth('crawler', 's3cret'), connectIPv4('10.0.0.1', 443)]),
+    );
+    await held;
+    client.destroy();
+    const text = async () => g.metrics.registry.metrics();
+    while (!(await text()).includes('reason="client-abort"')) await new Promise((r) => setTimeout(r, 20));
+    expect(g.members.cooledDown()).toEqual([]);
+    member.close();
+  });
+
   it("a member's own failure cools it and the tunnel is retried on another before the client hears", async () => {
     const dead = createServer();
     await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
