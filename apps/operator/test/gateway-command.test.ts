@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMBER_HEADER } from '../src/gateway/gateway-server.js';
 import {
@@ -46,6 +47,41 @@ describe('egress-proxies gateway', () => {
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without proxy users/);
+  });
+
+  it('--socks-listen serves SOCKS5 (curl --socks5-hostname); off loopback only with users', async () => {
+    const open = spawnSync(
+      process.execPath,
+      [cli, 'gateway', '--members', memberFlag(), '--socks-listen', '0.0.0.0:0'],
+      { encoding: 'utf8' },
+    );
+    expect(open.status).toBe(2);
+    expect(open.stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without proxy users/);
+    const socks = spawn(
+      process.execPath,
+      [cli, 'gateway', '--members', memberFlag(), '--listen', '127.0.0.1:0', '--socks-listen', '127.0.0.1:0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    socks.stdout?.on('data', (c) => {
+      out += c;
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      socks.stdout?.on('data', () => {
+        const line = out.split('\n').find((l) => l.includes('gateway: SOCKS5 listening'));
+        if (line) resolve((JSON.parse(line) as { port: number }).port);
+      });
+      socks.once('exit', (code) => reject(new Error(`gateway exited ${code}: ${out}`)));
+    });
+    const { stdout } = await promisify(execFile)(
+      'curl',
+      ['-sS', '--max-time', '10', '--socks5-hostname', `127.0.0.1:${port}`, target.url],
+      { encoding: 'utf8' },
+    );
+    expect(members.map((m) => m.localAddress)).toContain((JSON.parse(stdout) as { ip: string }).ip);
+    const exited = new Promise<number | null>((r) => socks.once('exit', (code) => r(code)));
+    socks.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 
   it('names a bad --members entry', () => {

@@ -12,6 +12,8 @@ export const PROXY_POOL = {
 } as const;
 
 export const POOL_SELECTIONS = ['round-robin', 'random', 'least-connections'] as const;
+/** How plain HTTP without a session picks members: per request, or per client connection. */
+export const POOL_ROTATES = ['per-request', 'per-connection'] as const;
 export const ON_BAN = ['Keep', 'Recycle'] as const;
 export const ON_DUPLICATE_EGRESS = ['Keep', 'Recycle'] as const;
 
@@ -63,6 +65,12 @@ export const proxyPoolGatewaySchema = s
       .enum(POOL_SELECTIONS)
       .default('round-robin')
       .describe('Which member gets each new connection.'),
+    rotate: s
+      .enum(POOL_ROTATES)
+      .default('per-request')
+      .describe(
+        'Plain HTTP without a session: per-request picks a member for every request, also on a keep-alive connection; per-connection keeps a client connection on one member while it stays eligible. Tunnels and SOCKS5 are one connection each either way.',
+      ),
     sessionTTL: s
       .string({ pattern: DURATION_RE, patternName: 'a duration such as 10m' })
       .default('10m')

@@ -22,6 +22,8 @@ describe('gateway flags', () => {
       '0.0.0.0',
       '--selection',
       'least-connections',
+      '--rotate',
+      'per-connection',
       '--session-ttl',
       '5m',
       '--cooldown',
@@ -38,10 +40,15 @@ describe('gateway flags', () => {
       ],
       listen: { host: '0.0.0.0' },
       selection: 'least-connections',
+      rotate: 'per-connection',
       sessionTtlMs: 300_000,
       cooldownMs: 120_000,
       banStatuses: [403, 429, 503],
       logFormat: 'text',
+    });
+    expect(parseGatewayFlags(['--members', 'a=h:1', '--socks-listen', ':1080']).socksListen).toEqual({
+      host: '127.0.0.1',
+      port: 1080,
     });
     expect(parseGatewayFlags(['--members', 'a=h:1', '--listen', '[::1]:9000']).listen).toEqual({
       host: '::1',
@@ -57,6 +64,11 @@ describe('gateway flags', () => {
     [['--members', 'a=h:1', '--ban-statuses', '200'], '--ban-statuses: expected HTTP error statuses 400-599'],
     [['--members', 'a=h:1', '--log-format', 'xml'], '--log-format: expected one of json, text, got "xml"'],
     [['--members', 'a=h:1', '--selection', 'first'], '--selection: expected one of round-robin'],
+    [['--members', 'a=h:1', '--socks-listen', '1080'], '--socks-listen: expected HOST:PORT, got "1080"'],
+    [
+      ['--members', 'a=h:1', '--rotate', 'sometimes'],
+      '--rotate: expected one of per-request, per-connection, got "sometimes"',
+    ],
   ])('refuses %j, naming the flag and value', (args, message) => {
     expect(() => parseGatewayFlags(args)).toThrow(message);
   });
@@ -65,6 +77,7 @@ describe('gateway flags', () => {
     const pool = {
       enabled: true,
       selection: 'random' as const,
+      rotate: 'per-connection' as const,
       sessionTTL: '1m',
       cooldown: '1h',
       banStatuses: [429],
@@ -75,8 +88,11 @@ describe('gateway flags', () => {
       sessionTtlMs: 60_000,
       cooldownMs: 3_600_000,
       banStatuses: [429],
-      rotate: 'per-request',
+      rotate: 'per-connection',
     });
+    expect(
+      effectiveSettings(parseGatewayFlags(['--pool', 'a/b', '--rotate', 'per-request']), pool).rotate,
+    ).toBe('per-request');
     expect(effectiveSettings(parseGatewayFlags(['--pool', 'a/b', '--cooldown', '5s']), pool).cooldownMs).toBe(
       5000,
     );

@@ -1,3 +1,4 @@
+import { POOL_ROTATES } from '../api/proxy-pool.js';
 import { LOG_LEVELS, type LogLevelName } from '../domain/log-levels.js';
 import { LOG_FORMATS, type LogFormat } from '../domain/text-format.js';
 import { type GatewayMember, SELECTIONS, type Selection } from '../gateway/member-table.js';
@@ -15,9 +16,12 @@ export interface GatewayFlags {
   /** The port is absent when not given: the pool's spec.gateway.port, else 8080. */
   listen: { host: string; port?: number };
   metrics?: { host: string; port: number };
+  /** A SOCKS5 listener beside the HTTP one (host defaults to loopback); absent: none. */
+  socksListen?: { host: string; port: number };
   usersDir?: string;
   // Absent when not given: the pool's spec.gateway value applies, else the built-in default.
   selection?: Selection;
+  rotate?: (typeof POOL_ROTATES)[number];
   sessionTtlMs?: number;
   cooldownMs?: number;
   banStatuses?: number[];
@@ -62,9 +66,11 @@ export const GATEWAY_OPTIONS = {
   members: { type: 'string' },
   kubeconfig: { type: 'string' },
   listen: { type: 'string' },
+  'socks-listen': { type: 'string' },
   metrics: { type: 'string' },
   'users-dir': { type: 'string' },
   selection: { type: 'string' },
+  rotate: { type: 'string' },
   'session-ttl': { type: 'string' },
   cooldown: { type: 'string' },
   'ban-statuses': { type: 'string' },
@@ -89,6 +95,7 @@ export function parseGatewayFlags(args: string[]): GatewayFlags {
     logFormat: r.oneOf('log-format', 'json', LOG_FORMATS),
   };
   if (r.string('selection') !== undefined) flags.selection = r.oneOf('selection', 'round-robin', SELECTIONS);
+  if (r.string('rotate') !== undefined) flags.rotate = r.oneOf('rotate', 'per-request', POOL_ROTATES);
   if (r.string('session-ttl') !== undefined) flags.sessionTtlMs = r.duration('session-ttl', '10m');
   if (r.string('cooldown') !== undefined) flags.cooldownMs = r.duration('cooldown', '60s');
   const ban = r.string('ban-statuses');
@@ -107,6 +114,8 @@ export function parseGatewayFlags(args: string[]): GatewayFlags {
     });
   if (r.string('kubeconfig')) flags.kubeconfig = r.string('kubeconfig');
   if (r.string('users-dir')) flags.usersDir = r.string('users-dir');
+  const socks = r.hostPort('socks-listen');
+  if (socks) flags.socksListen = { host: socks.host || '127.0.0.1', port: socks.port };
   const metrics = r.hostPort('metrics');
   if (metrics) flags.metrics = metrics;
   return flags;

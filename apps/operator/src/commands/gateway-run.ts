@@ -28,8 +28,8 @@ const REFRESH_MS = 2000;
 
 /** The flags where given, else the pool's spec.gateway, else the built-in defaults. */
 export function effectiveSettings(flags: GatewayFlags, spec?: GatewaySpec): Required<GatewaySettings> {
-  const { selection, sessionTtlMs, cooldownMs, banStatuses } = flags;
-  return specSettings(spec, { selection, sessionTtlMs, cooldownMs, banStatuses });
+  const { selection, rotate, sessionTtlMs, cooldownMs, banStatuses } = flags;
+  return specSettings(spec, { selection, rotate, sessionTtlMs, cooldownMs, banStatuses });
 }
 
 function clusterApis(flags: GatewayFlags) {
@@ -124,6 +124,7 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
       pool: poolKey,
       host: flags.listen.host,
       port: flags.listen.port ?? first?.gateway.port ?? 8080,
+      ...(flags.socksListen ? { socks: flags.socksListen } : {}),
       ...(users ? { users } : {}),
       ...effectiveSettings(flags, first?.gateway),
       logger: log,

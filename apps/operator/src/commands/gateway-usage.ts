@@ -7,10 +7,12 @@ applies without a restart; the port only at start); a flag given here overrides 
   --members LIST              fixed members instead: name=host:port, comma-separated
   --kubeconfig PATH           kubeconfig for --pool; in-cluster config when absent
   --listen HOST[:PORT]        where clients connect (default 127.0.0.1; port: the pool's, else 8080); off loopback needs users
+  --socks-listen HOST:PORT    also serve SOCKS5 here (CONNECT; same users, sessions as <user>-session-<id>); off loopback needs users
   --users-dir DIR             Basic auth users: one file per user holding the password (a mounted Secret);
                               default: the pool's usersSecret, read through the API
   --metrics HOST:PORT         /metrics, /healthz, /readyz on their own port (default: none)
   --selection NAME            round-robin, random or least-connections (default: the pool's, else round-robin)
+  --rotate MODE               plain HTTP without a session: per-request or per-connection (default: the pool's, else per-request)
   --session-ttl DURATION      how long a session's last member is remembered, to say when it moved (default: the pool's, else 10m)
   --cooldown DURATION         how long a failing or banned member gets no new connections (default: the pool's, else 60s)
   --ban-statuses LIST         member answers that cool it down, comma-separated (default: the pool's, else 403,429)

@@ -72,6 +72,13 @@ describe('parseStandaloneFlags: the pools gateway', () => {
     expect(() => parseStandaloneFlags('up', [...base, '--gateway-listen', '0.0.0.0'])).toThrow(
       /--gateway-listen 0\.0\.0\.0: a gateway reachable from other machines needs --gateway-users DIR/,
     );
+    expect(() => parseStandaloneFlags('up', [...base, '--gateway-socks-listen', '0.0.0.0:1080'])).toThrow(
+      /--gateway-socks-listen 0\.0\.0\.0: a gateway reachable from other machines needs --gateway-users DIR/,
+    );
+    expect(parseStandaloneFlags('up', [...base, '--gateway-socks-listen', ':1080']).gatewaySocks).toEqual({
+      host: '127.0.0.1',
+      port: 1080,
+    });
     expect(parseStandaloneFlags('up', [...base, '--gateway-listen', '127.0.0.2']).gatewayHost).toBe(
       '127.0.0.2',
     );

@@ -25,6 +25,8 @@ export interface StandaloneFlags extends TuningFlags {
   gatewayHost?: string;
   /** Proxy users of the pools' gateways: a directory with one file per user holding its password. */
   gatewayUsers?: ProxyUsers;
+  /** A SOCKS5 listener for the pools' gateways (a busy port: a free one instead, logged). */
+  gatewaySocks?: { host: string; port: number };
 }
 
 /** Every flag `up` takes, one help line each; `status` and `down` show the lines of theirs. */
@@ -50,6 +52,7 @@ const FLAG_LINES = `  -f, --file PATH               Proxy documents (several per
   --log-format FORMAT           json (one object a line, default) or text (for reading with less)
   --gateway-listen HOST         the address pools' gateways listen on (default 127.0.0.1); off loopback it needs --gateway-users
   --gateway-users DIR           the gateways' proxy users: one file per user, holding its password
+  --gateway-socks-listen H:P    the gateways also serve SOCKS5 there (same users; off loopback it needs --gateway-users)
 `;
 
 /** The help lines of the named flags, in the order `up` lists them; ends with a newline. */
@@ -103,6 +106,7 @@ export const STANDALONE_OPTIONS = {
   'log-format': { type: 'string' },
   'gateway-listen': { type: 'string' },
   'gateway-users': { type: 'string' },
+  'gateway-socks-listen': { type: 'string' },
 } as const;
 
 /** Parses the flags of `up`, `status` and `down` (each ignores what it does not use). */
@@ -133,6 +137,12 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     throw new FlagError(
       `--gateway-listen ${gatewayHost}: a gateway reachable from other machines needs --gateway-users DIR (one file per user holding its password), or listen on a loopback address`,
     );
+  const socks = r.hostPort('gateway-socks-listen');
+  const gatewaySocks = socks && { host: socks.host || '127.0.0.1', port: socks.port };
+  if (gatewaySocks && !isLoopback(gatewaySocks.host) && !gatewayUsers)
+    throw new FlagError(
+      `--gateway-socks-listen ${gatewaySocks.host}: a gateway reachable from other machines needs --gateway-users DIR (one file per user holding its password), or listen on a loopback address`,
+    );
   return {
     files,
     providers,
@@ -156,5 +166,6 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     ...(logFile ? { logFile } : {}),
     ...(gatewayHost !== undefined ? { gatewayHost } : {}),
     ...(gatewayUsers ? { gatewayUsers } : {}),
+    ...(gatewaySocks ? { gatewaySocks } : {}),
   };
 }

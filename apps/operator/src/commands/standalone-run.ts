@@ -242,6 +242,7 @@ async function startSession(
       ...(flags.http ? { http: flags.http } : {}),
       ...(flags.gatewayHost !== undefined ? { gatewayHost: flags.gatewayHost } : {}),
       ...(flags.gatewayUsers ? { gatewayUsers: flags.gatewayUsers } : {}),
+      ...(flags.gatewaySocks ? { gatewaySocks: flags.gatewaySocks } : {}),
       ...(echo ? { defaultProbeTarget: echo.url } : {}),
       // A local proxy answers within milliseconds; a failed probe is retried soon.
       failedProbeRetryMs: 2000,

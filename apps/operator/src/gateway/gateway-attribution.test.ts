@@ -9,6 +9,7 @@ import {
   type TestMember,
   tunnelVia,
 } from '../../test/support/through-gateway.js';
+import { validateProxyPoolSpec } from '../api/proxy-pool.js';
 import { ProxyUsers } from './basic-auth.js';
 import {
   BAN_REPORT_HEADER,
@@ -18,6 +19,7 @@ import {
   startGateway,
 } from './gateway-server.js';
 import type { GatewayMember } from './member-table.js';
+import { type GatewaySpec, specSettings } from './spec-settings.js';
 
 let members: TestMember[] = [];
 let target: Awaited<ReturnType<typeof startEchoTarget>>;
@@ -310,6 +312,29 @@ describe('gateway: rotate', () => {
   it('per-connection keeps one keep-alive connection on one member', async () => {
     const g = await gateway({ rotate: 'per-connection' });
     expect(new Set(await onOneConnection(g.port, 6)).size).toBe(1);
+  });
+
+  it("under a pool's spec.gateway.rotate: per-connection keeps the connection on one member", async () => {
+    const spec = validateProxyPoolSpec({
+      replicas: 3,
+      template: { mode: 'Managed', provider: 'local' },
+      gateway: { rotate: 'per-connection' },
+    });
+    const g = await gateway(specSettings(spec.gateway));
+    expect(new Set(await onOneConnection(g.port, 6)).size).toBe(1);
+    // The spec changing while the gateway runs spreads the same connection again.
+    g.configure(specSettings({ ...spec.gateway, rotate: 'per-request' } as GatewaySpec));
+    expect(new Set(await onOneConnection(g.port, 6)).size).toBe(3);
+  });
+
+  it('refuses a bad spec.gateway.rotate, naming the value and the allowed ones', () => {
+    expect(() =>
+      validateProxyPoolSpec({
+        replicas: 1,
+        template: { mode: 'Managed', provider: 'local' },
+        gateway: { rotate: 'sometimes' },
+      }),
+    ).toThrow('spec.gateway.rotate: must be one of per-request, per-connection, got "sometimes"');
   });
 
   it('names a bad rotate value', async () => {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo, isIP, type Socket } from 'node:net';
+import { type AddressInfo, isIP, type Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { POOL_ROTATES } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
 import type { ProxyUsers } from './basic-auth.js';
 import { BAN_REPORT_HEADER, debugEnabled, type GatewayContext, MEMBER_HEADER } from './gateway-context.js';
@@ -16,7 +17,8 @@ import {
 import { isMemberFault } from './outcomes.js';
 import { forwardRequest, memberAgent } from './plain-http.js';
 import { type ClientIdentity, clientIdentity } from './session.js';
-import { connectTarget, openTunnel } from './tunnel.js';
+import { socksServer } from './socks5.js';
+import { connectTarget, httpTunnelAnswers, openTunnel } from './tunnel.js';
 
 export { BAN_REPORT_HEADER, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
 
@@ -33,8 +35,8 @@ export interface GatewaySettings extends MemberTableSettings {
   rotate?: Rotate;
 }
 
-export type Rotate = 'per-request' | 'per-connection';
-export const ROTATES: readonly Rotate[] = ['per-request', 'per-connection'];
+export type Rotate = (typeof POOL_ROTATES)[number];
+export const ROTATES: readonly Rotate[] = POOL_ROTATES;
 
 function rotateSetting(r: string): Rotate {
   if (!(ROTATES as readonly string[]).includes(r))
@@ -50,6 +52,11 @@ export interface GatewayOptions
   pool: string;
   host?: string;
   port?: number;
+  /**
+   * A SOCKS5 listener beside the HTTP one (port 0: any free port), with the same users, members,
+   * caps and attribution; off loopback it needs users too.
+   */
+  socks?: { host: string; port: number };
   /** Proxy users; without them the gateway listens on loopback only. */
   users?: ProxyUsers;
   /** How long to wait for a member to accept the TCP connection (default 10 s); past it the member is cooled down. */
@@ -77,6 +84,8 @@ export interface RunningGateway {
   readonly port: number;
   /** `http://host:port`, for clients' `-x`. */
   readonly url: string;
+  /** The SOCKS5 listener's address and `socks5h://host:port`, when one was asked for. */
+  readonly socks?: { host: string; port: number; url: string };
   readonly members: MemberTable;
   readonly metrics: GatewayMetrics;
   /** Applies new settings (the pool's spec changed); the listening address stays. */
@@ -118,6 +127,7 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
   const host = opts.host ?? '127.0.0.1';
   const pool = opts.pool;
   guardUsers(host, opts.users);
+  if (opts.socks) guardUsers(opts.socks.host, opts.users);
   const limits = checkedLimits(opts);
   const log = (opts.logger ?? silentOpLogger).child({ pool });
   const metrics = opts.metrics ?? new GatewayMetrics();
@@ -132,17 +142,54 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     state,
     agent: memberAgent(),
     realm: `Basic realm="egress-proxies ${pool}"`,
+    admitClient: clientAdmission(ctx, limits),
   };
   const server = gatewayServer(serving);
+  const socks = opts.socks ? socksListener(serving) : undefined;
   try {
     await listen(server, opts.port ?? 0, host, signal);
+    if (socks && opts.socks) await listen(socks, opts.socks.port, opts.socks.host, signal);
   } catch (err) {
+    server.close();
     metrics.unregister(stats);
     throw err;
   }
   const bound = (server.address() as AddressInfo).port;
   log.info({ host, port: bound, auth: Boolean(state.users?.size) }, 'gateway: listening');
-  return runningGateway(server, serving, { host, port: bound, metrics });
+  const socksAt =
+    socks && opts.socks ? { host: opts.socks.host, port: (socks.address() as AddressInfo).port } : undefined;
+  if (socksAt) log.info({ ...socksAt, auth: Boolean(state.users?.size) }, 'gateway: SOCKS5 listening');
+  return runningGateway(server, serving, {
+    host,
+    port: bound,
+    metrics,
+    socks: socks && socksAt && { server: socks, ...socksAt },
+  });
+}
+
+/** The SOCKS5 listener on the same data path, users and caps as the HTTP one. */
+function socksListener(serving: Serving): NetServer {
+  const { ctx, limits, state } = serving;
+  return socksServer({
+    ctx,
+    limits,
+    admitClient: (s) => serving.admitClient(s, () => s.destroy()),
+    admitTunnel: (client) => admitTunnel(serving, client),
+    requiresAuth: () => Boolean(state.users?.size),
+  });
+}
+
+/**
+ * One more tunnel, if it fits under the cap: counted until the client closes, and closed when it
+ * carries nothing either way for the idle timeout (the relay writes to the client socket, so its
+ * idle timer sees both directions).
+ */
+function admitTunnel({ state, limits }: Serving, client: Duplex): boolean {
+  if (state.tunnels >= limits.maxTunnels) return false;
+  state.tunnels++;
+  client.once('close', () => state.tunnels--);
+  (client as Socket).setTimeout?.(limits.tunnelIdleTimeoutMs, () => client.destroy());
+  return true;
 }
 
 /** What may change while the gateway serves: its users (a Secret update), the drain, open tunnels. */
@@ -160,6 +207,8 @@ interface Serving {
   agent: ReturnType<typeof memberAgent>;
   /** The Basic auth challenge, naming the pool. */
   realm: string;
+  /** Counts a new client connection against its address's cap; over it, `refuse` runs and it is false. */
+  admitClient(s: Socket, refuse: () => void): boolean;
 }
 
 /** Never an open proxy: off loopback the gateway needs users. */
@@ -307,7 +356,8 @@ function requestHandler({ ctx, limits, state, agent, realm }: Serving) {
 }
 
 /** CONNECT: the same checks, the tunnel cap, then a tunnel through a member. */
-function connectHandler({ ctx, limits, state, realm }: Serving) {
+function connectHandler(serving: Serving) {
+  const { ctx, limits, state, realm } = serving;
   const { stats } = ctx;
   return (req: IncomingMessage, client: Duplex, head: Buffer) => {
     const answer = (status: number, text: string, extra = '') => {
@@ -335,16 +385,11 @@ function connectHandler({ ctx, limits, state, realm }: Serving) {
     }
     const badReport = applyBanReport(ctx, req);
     if (badReport) return answer(400, 'Bad Request');
-    if (state.tunnels >= limits.maxTunnels) {
+    if (!admitTunnel(serving, client)) {
       stats.reject('tunnel-cap');
       return answer(503, 'Service Unavailable');
     }
-    state.tunnels++;
-    client.once('close', () => state.tunnels--);
-    // A tunnel that carries nothing either way for this long is closed (the relay writes to the
-    // client socket, so its idle timer sees both directions).
-    (client as Socket).setTimeout?.(limits.tunnelIdleTimeoutMs, () => client.destroy());
-    openTunnel(ctx, client, head, target, id, answer);
+    openTunnel(ctx, client, head, target, id, httpTunnelAnswers(client, answer));
   };
 }
 
@@ -367,26 +412,33 @@ function gatewayServer(serving: Serving): Server {
   // At the limit new connections are closed at accept and the open ones keep being served.
   server.maxConnections = limits.maxConnections;
   server.on('connect', connectHandler(serving));
-  capConnectionsPerClient(server, serving);
-  answerClientErrors(server, serving);
-  return server;
-}
-
-/** A client past its connection cap is answered 429 at accept; every open socket is tracked for the drain. */
-function capConnectionsPerClient(server: Server, { ctx, limits }: Serving): void {
-  const { stats, sockets } = ctx;
-  const perClient = new Map<string, number>();
   server.on('connection', (s: Socket) => {
-    const ip = s.remoteAddress ?? '';
-    const n = (perClient.get(ip) ?? 0) + 1;
-    if (n > limits.maxConnectionsPerClient) {
-      stats.reject('client-cap');
+    serving.admitClient(s, () => {
       s.on('error', () => {});
       s.end(
         `HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${CLIENT_CAP_TEXT.length}\r\n\r\n${CLIENT_CAP_TEXT}`,
       );
       s.destroySoon();
-      return;
+    });
+  });
+  answerClientErrors(server, serving);
+  return server;
+}
+
+/**
+ * The per-client cap, one count per address across the HTTP and SOCKS5 listeners: a client past it
+ * is refused at accept (how depends on the listener); every admitted socket is tracked for the drain.
+ */
+function clientAdmission(ctx: GatewayContext, limits: Required<GatewayLimits>): Serving['admitClient'] {
+  const { stats, sockets } = ctx;
+  const perClient = new Map<string, number>();
+  return (s, refuse) => {
+    const ip = s.remoteAddress ?? '';
+    const n = (perClient.get(ip) ?? 0) + 1;
+    if (n > limits.maxConnectionsPerClient) {
+      stats.reject('client-cap');
+      refuse();
+      return false;
     }
     perClient.set(ip, n);
     sockets.add(s);
@@ -396,7 +448,8 @@ function capConnectionsPerClient(server: Server, { ctx, limits }: Serving): void
       if (left > 0) perClient.set(ip, left);
       else perClient.delete(ip);
     });
-  });
+    return true;
+  };
 }
 
 /**
@@ -419,15 +472,29 @@ function answerClientErrors(server: Server, { ctx, limits }: Serving): void {
 function runningGateway(
   server: Server,
   { ctx, state, agent }: Serving,
-  at: { host: string; port: number; metrics: GatewayMetrics },
+  at: {
+    host: string;
+    port: number;
+    metrics: GatewayMetrics;
+    socks?: { server: NetServer; host: string; port: number } | undefined;
+  },
 ): RunningGateway {
   const { members, stats, sockets, log } = ctx;
-  const urlHost = isIP(at.host) === 6 ? `[${at.host}]` : at.host;
+  const urlHost = (h: string) => (isIP(h) === 6 ? `[${h}]` : h);
   let closing: Promise<void> | undefined;
   return {
     host: at.host,
     port: at.port,
-    url: `http://${urlHost}:${at.port}`,
+    url: `http://${urlHost(at.host)}:${at.port}`,
+    ...(at.socks
+      ? {
+          socks: {
+            host: at.socks.host,
+            port: at.socks.port,
+            url: `socks5h://${urlHost(at.socks.host)}:${at.socks.port}`,
+          },
+        }
+      : {}),
     members,
     metrics: at.metrics,
     configure(s) {
@@ -437,13 +504,17 @@ function runningGateway(
     },
     setUsers(next) {
       guardUsers(at.host, next);
+      if (at.socks) guardUsers(at.socks.host, next);
       state.users = next;
     },
     openConnections: () => sockets.size,
     close(graceMs = 10_000) {
       closing ??= (async () => {
         state.draining = true;
-        const stopped = new Promise<void>((r) => server.close(() => r()));
+        const stopped = Promise.all([
+          new Promise<void>((r) => server.close(() => r())),
+          new Promise<void>((r) => (at.socks ? at.socks.server.close(() => r()) : r())),
+        ]);
         server.closeIdleConnections();
         const deadline = setTimeout(() => {
           for (const s of sockets) s.destroy();
@@ -492,7 +563,7 @@ function clientErrorAnswer(
   return { status: '400 Bad Request', text: 'malformed HTTP request\n', reason: 'bad-request' };
 }
 
-function listen(server: Server, port: number, host: string, signal?: AbortSignal): Promise<void> {
+function listen(server: NetServer, port: number, host: string, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {

@@ -21,13 +21,21 @@ export function clientIdentity(headers: Record<string, string | string[] | undef
     const decoded = Buffer.from(m[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const name = colon >= 0 ? decoded.slice(0, colon) : decoded;
-    out.password = colon >= 0 ? decoded.slice(colon + 1) : '';
-    const s = SESSION_SUFFIX.exec(name);
-    out.user = s ? s[1] : name;
-    if (s?.[2]) out.session = s[2];
+    Object.assign(out, credentialsIdentity(name, colon >= 0 ? decoded.slice(colon + 1) : ''));
   }
   const header = headers[SESSION_HEADER];
   const h = Array.isArray(header) ? header[0] : header;
   if (!out.session && h && /^[A-Za-z0-9_.~-]{1,128}$/.test(h)) out.session = h;
+  return out;
+}
+
+/**
+ * A username and password as a client gave them (Basic auth, or SOCKS5's RFC 1929 exchange): the
+ * user, and the session id a `<user>-session-<id>` name carries.
+ */
+export function credentialsIdentity(name: string, password: string): ClientIdentity {
+  const s = SESSION_SUFFIX.exec(name);
+  const out: ClientIdentity = { user: s ? s[1] : name, password };
+  if (s?.[2]) out.session = s[2];
   return out;
 }

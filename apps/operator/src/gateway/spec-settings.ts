@@ -15,7 +15,6 @@ export function specSettings(
     sessionTtlMs: overrides.sessionTtlMs ?? parseDuration(spec?.sessionTTL ?? '10m'),
     cooldownMs: overrides.cooldownMs ?? parseDuration(spec?.cooldown ?? '60s'),
     banStatuses: overrides.banStatuses ?? spec?.banStatuses ?? [403, 429],
-    // Not in the pool's spec (yet): a gateway option, per request unless asked otherwise.
-    rotate: overrides.rotate ?? 'per-request',
+    rotate: overrides.rotate ?? spec?.rotate ?? 'per-request',
   };
 }

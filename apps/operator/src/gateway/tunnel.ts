@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connectThrough, MemberConnectError } from './connect-through.js';
 import { type GatewayContext, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
-import { worthRetrying } from './outcomes.js';
+import { type Outcome, worthRetrying } from './outcomes.js';
 import type { ClientIdentity } from './session.js';
 
 const TARGET = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
@@ -11,6 +11,32 @@ const TARGET = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 export function connectTarget(url: string | undefined): string | undefined {
   const m = TARGET.exec(url ?? '');
   return m && Number(m[2]) >= 1 && Number(m[2]) <= 65535 ? (url as string) : undefined;
+}
+
+/** Why a tunnel was not opened: how the connection through a member ended, or no member to try. */
+export type Refusal = Outcome | 'no-member';
+
+/** How the client hears a tunnel's fate: an HTTP answer to CONNECT, or a SOCKS5 reply. */
+export interface TunnelAnswers {
+  /** The tunnel could not be opened: `status` is the HTTP answer, `why` whose doing that was. */
+  refuse(status: number, text: string, why: Refusal): void;
+  /** The member joined the tunnel; said to the client before any tunnel byte. */
+  established(member: string, movedFrom: string | undefined): void;
+}
+
+/** The HTTP side's answers: a status line, and a 200 naming the member (and a moved session). */
+export function httpTunnelAnswers(
+  client: Duplex,
+  answer: (status: number, text: string) => void,
+): TunnelAnswers {
+  return {
+    refuse: (status, text) => answer(status, text),
+    established(member, movedFrom) {
+      client.write(
+        `HTTP/1.1 200 Connection Established\r\n${MEMBER_HEADER}: ${member}\r\n${movedFrom ? `${MOVED_HEADER}: ${movedFrom}\r\n` : ''}\r\n`,
+      );
+    },
+  };
 }
 
 /**
@@ -26,7 +52,7 @@ export function openTunnel(
   head: Buffer,
   target: string,
   id: ClientIdentity,
-  answer: (status: number, text: string) => void,
+  answers: TunnelAnswers,
 ): void {
   const abort = new AbortController();
   const onClientGone = () => abort.abort();
@@ -36,7 +62,11 @@ export function openTunnel(
     const choice = ctx.members.choose(id.session, tried);
     if (!choice) {
       ctx.stats.reject('no-member');
-      return answer(tried.size ? 502 : 503, tried.size ? 'Bad Gateway' : 'Service Unavailable');
+      return answers.refuse(
+        tried.size ? 502 : 503,
+        tried.size ? 'Bad Gateway' : 'Service Unavailable',
+        'no-member',
+      );
     }
     const { member } = choice;
     tried.add(member.name);
@@ -53,13 +83,16 @@ export function openTunnel(
       ctx.outcome(member.name, outcome, err instanceof MemberConnectError ? err.code : String(err));
       // Only a member's own failure is worth another member: a dead target is dead for all.
       if (worthRetrying(outcome) && tried.size < ctx.attempts) return attempt();
-      return outcome === 'target-timeout' ? answer(504, 'Gateway Timeout') : answer(502, 'Bad Gateway');
+      return outcome === 'target-timeout'
+        ? answers.refuse(504, 'Gateway Timeout', outcome)
+        : answers.refuse(502, 'Bad Gateway', outcome);
     }
     client.off('close', onClientGone);
     if (a.status !== 200) {
       a.socket.destroy();
-      ctx.outcome(member.name, ctx.banStatuses.has(a.status) ? `status-${a.status}` : 'target-refused');
-      return answer(a.status, 'Refused By Member');
+      const why: Outcome = ctx.banStatuses.has(a.status) ? `status-${a.status}` : 'target-refused';
+      ctx.outcome(member.name, why);
+      return answers.refuse(a.status, 'Refused By Member', why);
     }
     const stats = ctx.stats.member(member.name);
     stats.connect++;
@@ -92,9 +125,7 @@ export function openTunnel(
       else client.once('finish', finish);
     });
     client.on('close', finish);
-    client.write(
-      `HTTP/1.1 200 Connection Established\r\n${MEMBER_HEADER}: ${member.name}\r\n${choice.movedFrom ? `${MOVED_HEADER}: ${choice.movedFrom}\r\n` : ''}\r\n`,
-    );
+    answers.established(member.name, choice.movedFrom);
     if (a.rest.length) client.write(a.rest);
     if (head.length) upstream.write(head);
     a.relayTo(client);

@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -230,6 +231,7 @@ describe('StandalonePools: a gateway other machines can reach', () => {
       stateDir,
       gatewayHost: address as string,
       gatewayUsers: new ProxyUsers(new Map([['alice', 'wonder']])),
+      gatewaySocks: { host: address as string, port: 0 },
     });
     const store = new FileProxyStore({
       pools,
@@ -265,6 +267,20 @@ describe('StandalonePools: a gateway other machines can reach', () => {
       expect(await ask('alice:wrong')).toBe(407);
       // Past auth: no member is Ready yet, so the gateway itself answers 503.
       expect(await ask('alice-session-1:wonder')).toBe(503);
+      // Its SOCKS5 side, on the same address, offers only username/password and checks it.
+      expect(g?.socks?.host).toBe(address);
+      const socks = (bytes: number[]) =>
+        new Promise<number[]>((resolve, reject) => {
+          const s = connect({ host: address as string, port: g?.socks?.port as number });
+          const got: number[] = [];
+          s.on('connect', () => s.end(Buffer.from(bytes)));
+          s.on('data', (c: Buffer) => got.push(...c));
+          s.on('close', () => resolve(got));
+          s.on('error', reject);
+        });
+      expect(await socks([5, 1, 0])).toEqual([5, 0xff]);
+      const creds = [...Buffer.from('alice'), 6, ...Buffer.from('wonder')];
+      expect(await socks([5, 1, 2, 1, 5, ...creds])).toEqual([5, 2, 1, 0]);
     } finally {
       await pools.stop(0);
       await store.stop();

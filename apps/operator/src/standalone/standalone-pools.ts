@@ -56,6 +56,8 @@ export interface StandalonePoolsOptions {
   gatewayHost?: string;
   /** The gateways' proxy users (Basic auth; `<user>-session-<id>` for sessions). */
   gatewayUsers?: ProxyUsers;
+  /** A SOCKS5 listener for the pools' gateways (a busy port: a free one instead, logged). */
+  gatewaySocks?: { host: string; port: number };
 }
 
 /**
@@ -290,14 +292,26 @@ export class StandalonePools {
       },
       onRecover: (member: string) => this.#memberChanged(key, member, false),
     };
+    const socks = this.#opts.gatewaySocks;
     const start = (async () => {
       const port = gw?.port ?? 8080;
       try {
-        this.#gateways.set(key, await startGateway({ ...opts, port }));
+        this.#gateways.set(key, await startGateway({ ...opts, port, ...(socks ? { socks } : {}) }));
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-        this.#log.warn({ pool: key, port }, 'pool: gateway port in use; listening on a free port instead');
-        this.#gateways.set(key, await startGateway({ ...opts, port: 0 }));
+        // Two pools cannot share a port (the HTTP one from their specs, the SOCKS5 one from the flag).
+        this.#log.warn(
+          { pool: key, port, socks },
+          'pool: gateway port in use; listening on a free port instead',
+        );
+        this.#gateways.set(
+          key,
+          await startGateway({
+            ...opts,
+            port: 0,
+            ...(socks ? { socks: { host: socks.host, port: 0 } } : {}),
+          }),
+        );
       }
     })().finally(() => this.#starting.delete(key));
     this.#starting.set(key, start);

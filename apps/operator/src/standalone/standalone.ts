@@ -35,6 +35,8 @@ export interface StandaloneOptions extends CoreTuning {
   gatewayHost?: string;
   /** The pools' gateways' proxy users (required off loopback). */
   gatewayUsers?: ProxyUsers;
+  /** A SOCKS5 listener for the pools' gateways (a busy port: a free one instead, logged). */
+  gatewaySocks?: { host: string; port: number };
   /** Extra fields for the state file (the demo target, for `status`). */
   extra?: () => { demoTarget?: string };
 }
@@ -90,6 +92,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     logger: log,
     ...(opts.gatewayHost !== undefined ? { gatewayHost: opts.gatewayHost } : {}),
     ...(opts.gatewayUsers ? { gatewayUsers: opts.gatewayUsers } : {}),
+    ...(opts.gatewaySocks ? { gatewaySocks: opts.gatewaySocks } : {}),
   });
   const store = new FileProxyStore({
     pools,
