@@ -382,16 +382,21 @@ export const egressCases: ConformanceCase[] = [
             }),
             `${name}: network-config addresses ${JSON.stringify(written)} lack ${want} (the instance's ${familyKey(f)})`,
           );
+          // A default route is either v2's `gatewayN` key or a `routes` entry: both are valid v2,
+          // and cloud-init's ifupdown renderer (Debian guests) honours only the first faithfully.
           const routes = Array.isArray(nic.routes) ? (nic.routes as { to?: unknown; via?: unknown }[]) : [];
           const dflt = f.family === 4 ? ['0.0.0.0/0', 'default'] : ['::/0', 'default'];
+          const gatewayKey = f.family === 4 ? 'gateway4' : 'gateway6';
+          const viaKey = nic[gatewayKey];
           check(
-            routes.some(
-              (r) =>
-                dflt.includes(String(r.to)) &&
-                typeof r.via === 'string' &&
-                canonicalAddress(r.via) === f.gateway,
-            ),
-            `${name}: network-config has no ${familyKey(f)} default route via ${f.gateway} (routes ${JSON.stringify(routes)})`,
+            (typeof viaKey === 'string' && canonicalAddress(viaKey) === f.gateway) ||
+              routes.some(
+                (r) =>
+                  dflt.includes(String(r.to)) &&
+                  typeof r.via === 'string' &&
+                  canonicalAddress(r.via) === f.gateway,
+              ),
+            `${name}: network-config has no ${familyKey(f)} default route via ${f.gateway} (${gatewayKey} ${JSON.stringify(viaKey ?? null)}, routes ${JSON.stringify(routes)})`,
           );
         });
         if (plan.ipv4) check(nic.dhcp4 !== true, `${name}: network-config asks for DHCP on a planned IPv4`);

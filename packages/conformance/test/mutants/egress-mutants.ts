@@ -132,6 +132,35 @@ class NicWithoutPlannedMac extends ReferenceProvider {
   }
 }
 
+/** A backend whose seed write drops the default gateways from the network-config. */
+function gatewayLessBackend(backend: ReferenceBackend): ReferenceBackend {
+  return new Proxy(backend, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (key !== 'writeSeed') return typeof value === 'function' ? value.bind(target) : value;
+      return (host: string, spec: { networkConfig?: string }, auth: unknown) => {
+        if (spec.networkConfig === undefined)
+          return (value as (...a: unknown[]) => unknown).call(target, host, spec, auth);
+        const doc = JSON.parse(spec.networkConfig) as { ethernets?: Record<string, Record<string, unknown>> };
+        for (const nic of Object.values(doc.ethernets ?? {})) {
+          delete nic.gateway4;
+          delete nic.gateway6;
+          delete nic.routes;
+        }
+        const networkConfig = JSON.stringify(doc, null, 2);
+        return (value as (...a: unknown[]) => unknown).call(target, host, { ...spec, networkConfig }, auth);
+      };
+    },
+  });
+}
+
+class NetworkWithoutGateway extends ReferenceProvider {
+  // Static addresses with no way out: the guest answers on its address but cannot reach the origin.
+  constructor(o: ConstructorParameters<typeof ReferenceProvider>[0]) {
+    super({ ...o, ...(o.backend ? { backend: gatewayLessBackend(o.backend) } : {}) });
+  }
+}
+
 class KeepsAllocationsInMemory extends ReferenceProvider {
   // A local table of allocations (what a provider with a state file does): the mark's record is
   // written but never read, so a restarted provider knows nothing of what is held.
@@ -222,6 +251,13 @@ export const EGRESS_MUTANTS: readonly Mutant[] = [
     breaks: "the seed's network-config is matched to the instance's NIC (axis: egress)",
     caughtBy: ['CREATE-29'],
     make: sub(NicWithoutPlannedMac),
+  },
+  {
+    name: 'the network-config has no default gateway',
+    breaks:
+      "the seed's network-config routes the planned addresses through the plan's gateways (axis: egress)",
+    caughtBy: ['CREATE-29'],
+    make: sub(NetworkWithoutGateway),
   },
   {
     name: 'allocations are kept in memory, not read back from the mark',
