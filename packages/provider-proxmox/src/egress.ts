@@ -113,10 +113,15 @@ export async function withAllocation<T>(
   const nic = await ctx.planLock.withLock(
     plan.name,
     async () => {
+      // The picks are copied before the marks are read, not after: a create whose clone ends
+      // while the marks are being read drops its pick then, and the listing read a moment
+      // earlier need not show its VM yet; read afterwards, neither would hold its address.
+      const picked = new Map(ctx.pending.addresses);
+      const pickedMacs = new Set(ctx.pending.macs);
       const resources = await ctx.api.clusterResources(ctx.signal);
       const held = await heldInCluster(ctx, resources);
-      for (const [address, holder] of ctx.pending.addresses) held.addresses.set(address, holder);
-      for (const mac of ctx.pending.macs) held.macs.add(mac);
+      for (const [address, holder] of picked) held.addresses.set(address, holder);
+      for (const mac of pickedMacs) held.macs.add(mac);
       const allocation = allocate(plan, name, held.addresses);
       const mac = macAddressFor(name, held.macs);
       const egress = egressOf(allocation);

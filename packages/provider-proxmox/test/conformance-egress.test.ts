@@ -84,9 +84,6 @@ describeProviderConformance(
   {
     only: ['CREATE-24', 'CREATE-25', 'CREATE-26', 'CREATE-27', 'CREATE-28', 'CREATE-29', 'GET-18', 'OPS-21'],
     title: 'provider conformance (planned egress)',
-    exclude: {
-      'CREATE-25':
-        'known gap: after a round of deletes, two concurrent creates can get the same IPv4 (in 4 of 5 runs, in rounds 2 to 5); likely the pick is reserved only until its clone settles, before its mark is read back',
-    },
+
   },
 );
