@@ -12,8 +12,11 @@ import type { PoolView } from '../standalone/standalone-pools.js';
 import { type ProxyRecord, readState, removeStaleTempFiles } from '../standalone/state-file.js';
 import {
   plainLine,
+  plainPoolLine,
   plainProviderLine,
+  poolRowOf,
   providerRowOf,
+  renderPoolTable,
   renderProviderTable,
   renderTable,
   rowOf,
@@ -588,6 +591,7 @@ export function showStatus(flags: StandaloneFlags, io: Io): number {
         updatedAt: state.updatedAt,
         proxies: state.proxies.map(proxyJson),
         providers: (state.providers ?? []).map(providerJson),
+        pools: (state.pools ?? []).map(({ key, ...pool }) => ({ pool: key, ...pool })),
         issues: state.issues ?? [],
       }),
     );
@@ -599,6 +603,9 @@ export function showStatus(flags: StandaloneFlags, io: Io): number {
     lines.push(
       ...(plain ? providers.map(plainProviderLine) : ['', ...renderProviderTable(providers, io.columns)]),
     );
+  const pools = (state.pools ?? []).map(poolRowOf);
+  if (pools.length > 0)
+    lines.push(...(plain ? pools.map(plainPoolLine) : ['', ...renderPoolTable(pools, io.columns)]));
   io.out(`${lines.join('\n')}\n`);
   io.out(
     running ? `up is running (pid ${state.pid})\n` : `up is not running; state as of ${state.updatedAt}\n`,
