@@ -6,6 +6,7 @@ import { textDestination } from '../domain/text-format.js';
 import { createHttpProbe } from '../probe/http-probe.js';
 import { down } from '../standalone/down.js';
 import { startEchoServer } from '../standalone/echo-server.js';
+import { LiveTable } from '../standalone/live-table.js';
 import { formatIssue } from '../standalone/proxy-documents.js';
 import { type RunningStandalone, startStandalone } from '../standalone/standalone.js';
 import type { PoolView } from '../standalone/standalone-pools.js';
@@ -58,7 +59,7 @@ function curlFor(
 class StatusView {
   readonly #mode: 'table' | 'plain' | 'json';
   #last = new Map<string, string>();
-  #drawn = 0;
+  readonly #table: LiveTable;
   footer: string[] = [];
 
   constructor(
@@ -66,6 +67,7 @@ class StatusView {
     mode: StandaloneFlags['output'],
   ) {
     this.#mode = mode === 'auto' ? (io.isTTY ? 'table' : 'plain') : mode;
+    this.#table = new LiveTable(io.out);
   }
 
   get mode() {
@@ -75,10 +77,8 @@ class StatusView {
   update(records: ProxyRecord[]): void {
     const rows = records.map((r) => rowOf(r));
     if (this.#mode === 'table') {
-      const lines = [...renderTable(rows, this.io.columns), ...this.footer];
-      const erase = this.#drawn > 0 ? `\x1b[${this.#drawn}A\x1b[J` : '';
-      this.io.out(`${erase}${lines.join('\n')}\n`);
-      this.#drawn = lines.length;
+      const width = this.io.columns;
+      this.#table.draw([...renderTable(rows, width), ...this.footer], width);
       return;
     }
     const seen = new Set<string>();
@@ -117,8 +117,12 @@ class StatusView {
 
   /** Stops redrawing: what follows is printed below the last table. */
   release(): void {
-    if (this.#mode === 'table' && this.footer.length === 0) return;
-    this.#drawn = 0;
+    this.#table.release();
+  }
+
+  /** Ctrl-C: the table stays as it is on screen and is not drawn again. */
+  interrupted(): void {
+    this.#table.stop();
   }
 
   static rows(records: ProxyRecord[]): StatusRow[] {
@@ -300,8 +304,8 @@ interface LiveDisplay {
   stop(): void;
 }
 
-/** Redraws the view on every change the store shows (at most every 100 ms). */
-function liveDisplay(store: RunningStandalone['store'], view: StatusView): LiveDisplay {
+/** Redraws the view on every change the store shows (at most every 100 ms) and on a resize. */
+function liveDisplay(store: RunningStandalone['store'], view: StatusView, io: Io): LiveDisplay {
   let pending: NodeJS.Timeout | undefined;
   const redraw = () => {
     pending = undefined;
@@ -312,10 +316,19 @@ function liveDisplay(store: RunningStandalone['store'], view: StatusView): LiveD
   });
   // The table shows how long a slow step has taken, so it is redrawn while one is running.
   const ticker = view.mode === 'table' ? setInterval(redraw, 1000) : undefined;
+  // A resize reflows the table on screen: it is redrawn at once, cut to the new width.
+  const unresize =
+    view.mode === 'table'
+      ? io.onResize?.(() => {
+          clearTimeout(pending);
+          redraw();
+        })
+      : undefined;
   redraw();
   return {
     redraw,
     stop: () => {
+      unresize?.();
       unsubscribe();
       clearInterval(ticker);
       clearTimeout(pending);
@@ -488,7 +501,9 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
     );
   await sa.healthChecked;
   const loadFailures = reportProviders(sa, view);
-  const display = liveDisplay(sa.store, view);
+  const display = liveDisplay(sa.store, view, io);
+  // After Ctrl-C the table is left as it is: drawing it again would print it below the ^C.
+  void io.interrupted.then(() => view.interrupted());
   const self = selfCommand();
   const s: UpSession = {
     flags,
