@@ -11,6 +11,7 @@ import { formatIssue } from '../standalone/proxy-documents.js';
 import { type RunningStandalone, startStandalone } from '../standalone/standalone.js';
 import type { PoolView } from '../standalone/standalone-pools.js';
 import { type ProxyRecord, readState, removeStaleTempFiles } from '../standalone/state-file.js';
+import { statusPageData } from '../standalone/status-page-data.js';
 import {
   plainLine,
   plainPoolLine,
@@ -23,6 +24,7 @@ import {
   rowOf,
   type StatusRow,
 } from '../standalone/status-table.js';
+import { type RunningStatusPage, startStatusPage } from '../status-page/status-page-server.js';
 import { egressThrough } from './check-gateway.js';
 import type { Io } from './command.js';
 import { FlagError } from './flag-error.js';
@@ -304,6 +306,32 @@ interface LiveDisplay {
   stop(): void;
 }
 
+/**
+ * The status page on loopback (any free port), said with a curl line for its JSON. A page that
+ * cannot start is a warning: `up` runs on without it.
+ */
+async function openStatusPage(
+  sa: RunningStandalone,
+  view: StatusView,
+  io: Io,
+): Promise<RunningStatusPage | undefined> {
+  try {
+    const page = await startStatusPage({
+      host: '127.0.0.1',
+      port: 0,
+      snapshot: () => statusPageData(sa.pools),
+    });
+    const api = `${page.url}api/status`;
+    if (view.mode === 'json') io.out(jsonLine({ type: 'status-page', url: page.url, api }));
+    else io.err(`status page: ${page.url} (its data: curl ${api})\n`);
+    return page;
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    view.warn(`status page not started: ${error}`, { type: 'status-page', error });
+    return undefined;
+  }
+}
+
 /** Redraws the view on every change the store shows (at most every 100 ms) and on a resize. */
 function liveDisplay(store: RunningStandalone['store'], view: StatusView, io: Io): LiveDisplay {
   let pending: NodeJS.Timeout | undefined;
@@ -501,6 +529,7 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
     );
   await sa.healthChecked;
   const loadFailures = reportProviders(sa, view);
+  const page = await openStatusPage(sa, view, io);
   const display = liveDisplay(sa.store, view, io);
   // After Ctrl-C the table is left as it is: drawing it again would print it below the ^C.
   void io.interrupted.then(() => view.interrupted());
@@ -525,6 +554,7 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
   } finally {
     display.stop();
     gateways = sa.pools.views().filter((p): p is PoolView & { gateway: string } => p.gateway !== undefined);
+    await page?.close();
     await sa.stop();
     display.redraw();
     view.release();
