@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { down } from '../src/standalone/down.js';
-import { MAIN } from './support/run-cli.js';
+import { MAIN, upDemoArgs } from './support/run-cli.js';
 import { Screen } from './support/terminal-screen.js';
 
 // `up`'s live table on a real pseudo-terminal (util-linux `script`), 60 columns wide: every
@@ -41,20 +41,7 @@ describe('up on a terminal', () => {
         )
         .join('---\n'),
     );
-    const up = [
-      process.execPath,
-      MAIN,
-      'up',
-      '-f',
-      docsPath,
-      '--providers',
-      providersPath,
-      '--state-dir',
-      stateDir,
-      '--demo',
-    ]
-      .map(sh)
-      .join(' ');
+    const up = [process.execPath, MAIN, ...upDemoArgs(docsPath, providersPath, stateDir)].map(sh).join(' ');
     const child = spawn('script', ['-qfec', `stty cols ${WIDTH} rows 40; exec ${up}`, '/dev/null'], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { down } from '../src/standalone/down.js';
 import type { StatusPageData } from '../src/status-page/page-data.js';
-import { MAIN } from './support/run-cli.js';
+import { MAIN, upDemoArgs } from './support/run-cli.js';
 
 // The status page of a running `up` with a local pool, in the Debian package's headless
 // Chromium (driven by playwright-core; no browser is downloaded). Screenshots are kept in
@@ -44,19 +44,7 @@ let holder: Server | undefined;
 function startUp(): Promise<string> {
   up = spawn(
     process.execPath,
-    [
-      MAIN,
-      'up',
-      '-f',
-      docsPath,
-      '--providers',
-      providersPath,
-      '--state-dir',
-      stateDir,
-      '--demo',
-      '--output',
-      'plain',
-    ],
+    [MAIN, ...upDemoArgs(docsPath, providersPath, stateDir), '--output', 'plain'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let err = '';
