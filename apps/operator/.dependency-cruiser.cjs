@@ -8,7 +8,7 @@ const FLOORS = [
   ['api'],
   ['domain'],
   ['telemetry'],
-  ['probe', 'providers', 'pool', 'gateway'],
+  ['probe', 'providers', 'pool', 'gateway', 'status-page'],
   ['engine/queue', 'engine/operations'],
   ['engine/store'],
   ['engine/reconcile'],

@@ -56,6 +56,11 @@ describe('the first command (npm start)', () => {
     expect(out).toContain('all 3 proxies are Ready.');
     // A newcomer's first screen carries no warnings and no invalid-document or provider complaints.
     expect(err).not.toMatch(/Warning|invalid Proxy document|is not ready/);
+    // It says where the status page is, with the curl line for its data, and the page answers.
+    const page = /^status page: (http:\/\/127\.0\.0\.1:\d+\/) \(its data: curl \1api\/status\)$/m.exec(err);
+    expect(page, err).not.toBeNull();
+    const data = (await (await fetch(`${page?.[1]}api/status`)).json()) as { pools: { pool: string }[] };
+    expect(data.pools.map((p) => p.pool)).toEqual(['default/demo']);
     const members = new Set(
       [...out.matchAll(/^(demo-[a-z0-9]{5}) local Ready 127\.0\.0\.1:\d+ healthy=true/gm)].map((m) => m[1]),
     );

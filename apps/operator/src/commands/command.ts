@@ -3,7 +3,10 @@ export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   isTTY: boolean;
-  columns?: number;
+  /** The terminal's width now (it changes when the window is resized). */
+  readonly columns?: number;
+  /** Calls `listener` when the terminal is resized; returns the unsubscribe function. */
+  onResize?: (listener: () => void) => () => void;
   /** Resolves when the user asks `up` to stop (Ctrl-C); `up` without --once waits on it. */
   interrupted: Promise<void>;
 }
@@ -37,7 +40,14 @@ export function terminalIo(signals = false): Io {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
     isTTY: process.stdout.isTTY === true,
-    ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
+    // Read at each use: a live table cuts its lines to the width the window has now.
+    get columns() {
+      return process.stdout.columns || undefined;
+    },
+    onResize: (listener) => {
+      process.stdout.on('resize', listener);
+      return () => process.stdout.off('resize', listener);
+    },
     interrupted: signals
       ? new Promise<void>((resolve) => {
           process.once('SIGINT', () => resolve());

@@ -6,19 +6,25 @@ import { textDestination } from '../domain/text-format.js';
 import { createHttpProbe } from '../probe/http-probe.js';
 import { down } from '../standalone/down.js';
 import { startEchoServer } from '../standalone/echo-server.js';
+import { LiveTable } from '../standalone/live-table.js';
 import { formatIssue } from '../standalone/proxy-documents.js';
 import { type RunningStandalone, startStandalone } from '../standalone/standalone.js';
 import type { PoolView } from '../standalone/standalone-pools.js';
 import { type ProxyRecord, readState, removeStaleTempFiles } from '../standalone/state-file.js';
+import { statusPageData } from '../standalone/status-page-data.js';
 import {
   plainLine,
+  plainPoolLine,
   plainProviderLine,
+  poolRowOf,
   providerRowOf,
+  renderPoolTable,
   renderProviderTable,
   renderTable,
   rowOf,
   type StatusRow,
 } from '../standalone/status-table.js';
+import { type RunningStatusPage, startStatusPage } from '../status-page/status-page-server.js';
 import { egressThrough } from './check-gateway.js';
 import type { Io } from './command.js';
 import { FlagError } from './flag-error.js';
@@ -55,7 +61,7 @@ function curlFor(
 class StatusView {
   readonly #mode: 'table' | 'plain' | 'json';
   #last = new Map<string, string>();
-  #drawn = 0;
+  readonly #table: LiveTable;
   footer: string[] = [];
 
   constructor(
@@ -63,6 +69,7 @@ class StatusView {
     mode: StandaloneFlags['output'],
   ) {
     this.#mode = mode === 'auto' ? (io.isTTY ? 'table' : 'plain') : mode;
+    this.#table = new LiveTable(io.out);
   }
 
   get mode() {
@@ -72,10 +79,8 @@ class StatusView {
   update(records: ProxyRecord[]): void {
     const rows = records.map((r) => rowOf(r));
     if (this.#mode === 'table') {
-      const lines = [...renderTable(rows, this.io.columns), ...this.footer];
-      const erase = this.#drawn > 0 ? `\x1b[${this.#drawn}A\x1b[J` : '';
-      this.io.out(`${erase}${lines.join('\n')}\n`);
-      this.#drawn = lines.length;
+      const width = this.io.columns;
+      this.#table.draw([...renderTable(rows, width), ...this.footer], width);
       return;
     }
     const seen = new Set<string>();
@@ -114,8 +119,12 @@ class StatusView {
 
   /** Stops redrawing: what follows is printed below the last table. */
   release(): void {
-    if (this.#mode === 'table' && this.footer.length === 0) return;
-    this.#drawn = 0;
+    this.#table.release();
+  }
+
+  /** Ctrl-C: the table stays as it is on screen and is not drawn again. */
+  interrupted(): void {
+    this.#table.stop();
   }
 
   static rows(records: ProxyRecord[]): StatusRow[] {
@@ -298,8 +307,34 @@ interface LiveDisplay {
   stop(): void;
 }
 
-/** Redraws the view on every change the store shows (at most every 100 ms). */
-function liveDisplay(store: RunningStandalone['store'], view: StatusView): LiveDisplay {
+/**
+ * The status page on loopback (any free port), said with a curl line for its JSON. A page that
+ * cannot start is a warning: `up` runs on without it.
+ */
+async function openStatusPage(
+  sa: RunningStandalone,
+  view: StatusView,
+  io: Io,
+): Promise<RunningStatusPage | undefined> {
+  try {
+    const page = await startStatusPage({
+      host: '127.0.0.1',
+      port: 0,
+      snapshot: () => statusPageData(sa.pools),
+    });
+    const api = `${page.url}api/status`;
+    if (view.mode === 'json') io.out(jsonLine({ type: 'status-page', url: page.url, api }));
+    else io.err(`status page: ${page.url} (its data: curl ${api})\n`);
+    return page;
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    view.warn(`status page not started: ${error}`, { type: 'status-page', error });
+    return undefined;
+  }
+}
+
+/** Redraws the view on every change the store shows (at most every 100 ms) and on a resize. */
+function liveDisplay(store: RunningStandalone['store'], view: StatusView, io: Io): LiveDisplay {
   let pending: NodeJS.Timeout | undefined;
   const redraw = () => {
     pending = undefined;
@@ -310,10 +345,19 @@ function liveDisplay(store: RunningStandalone['store'], view: StatusView): LiveD
   });
   // The table shows how long a slow step has taken, so it is redrawn while one is running.
   const ticker = view.mode === 'table' ? setInterval(redraw, 1000) : undefined;
+  // A resize reflows the table on screen: it is redrawn at once, cut to the new width.
+  const unresize =
+    view.mode === 'table'
+      ? io.onResize?.(() => {
+          clearTimeout(pending);
+          redraw();
+        })
+      : undefined;
   redraw();
   return {
     redraw,
     stop: () => {
+      unresize?.();
       unsubscribe();
       clearInterval(ticker);
       clearTimeout(pending);
@@ -486,7 +530,10 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
     );
   await sa.healthChecked;
   const loadFailures = reportProviders(sa, view);
-  const display = liveDisplay(sa.store, view);
+  const page = await openStatusPage(sa, view, io);
+  const display = liveDisplay(sa.store, view, io);
+  // After Ctrl-C the table is left as it is: drawing it again would print it below the ^C.
+  void io.interrupted.then(() => view.interrupted());
   const self = selfCommand();
   const s: UpSession = {
     flags,
@@ -508,6 +555,7 @@ export async function runUp(flags: StandaloneFlags, io: Io): Promise<number> {
   } finally {
     display.stop();
     gateways = sa.pools.views().filter((p): p is PoolView & { gateway: string } => p.gateway !== undefined);
+    await page?.close();
     await sa.stop();
     display.redraw();
     view.release();
@@ -589,6 +637,7 @@ export function showStatus(flags: StandaloneFlags, io: Io): number {
         updatedAt: state.updatedAt,
         proxies: state.proxies.map(proxyJson),
         providers: (state.providers ?? []).map(providerJson),
+        pools: (state.pools ?? []).map(({ key, ...pool }) => ({ pool: key, ...pool })),
         issues: state.issues ?? [],
       }),
     );
@@ -600,6 +649,9 @@ export function showStatus(flags: StandaloneFlags, io: Io): number {
     lines.push(
       ...(plain ? providers.map(plainProviderLine) : ['', ...renderProviderTable(providers, io.columns)]),
     );
+  const pools = (state.pools ?? []).map(poolRowOf);
+  if (pools.length > 0)
+    lines.push(...(plain ? pools.map(plainPoolLine) : ['', ...renderPoolTable(pools, io.columns)]));
   io.out(`${lines.join('\n')}\n`);
   io.out(
     running ? `up is running (pid ${state.pid})\n` : `up is not running; state as of ${state.updatedAt}\n`,

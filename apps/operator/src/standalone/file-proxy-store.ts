@@ -15,7 +15,13 @@ import {
   loadProxyDocuments,
   type ProxyDocument,
 } from './proxy-documents.js';
-import { type ProviderRecord, type ProxyRecord, readState, writeState } from './state-file.js';
+import {
+  type ProviderRecord,
+  type ProxyRecord,
+  readState,
+  type StandaloneState,
+  writeState,
+} from './state-file.js';
 
 export interface FileProxyStoreOptions {
   /** Proxy files or directories. */
@@ -29,8 +35,8 @@ export interface FileProxyStoreOptions {
   rescanMs?: number;
   /** Called after every scan with the document problems found (empty when none). */
   onIssues?: (issues: DocumentIssue[]) => void;
-  /** Extra fields written into the state file (the demo target). */
-  extra?: () => { demoTarget?: string };
+  /** Extra fields written into the state file (the demo target, the pools). */
+  extra?: () => Pick<StandaloneState, 'demoTarget' | 'pools'>;
   onError?: (err: unknown) => void;
   /** A pool controller: given each scan's documents, returns the member Proxies it wants added. */
   pools?: { update(loaded: LoadedDocuments): ProxyDocument[] };

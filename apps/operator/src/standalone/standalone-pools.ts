@@ -187,6 +187,7 @@ export class StandalonePools {
     const store = this.#store;
     if (!store) return;
     let changed = false;
+    let gatewayStarted = false;
     for (const [key, d] of this.#docs) {
       const members = this.#state.members[key] ?? [];
       const hash = templateHash(d.spec.template);
@@ -223,8 +224,11 @@ export class StandalonePools {
         );
         changed = true;
       }
+      const had = this.#gateways.has(key);
       await this.#ensureGateway(key, d);
       const g = this.#gateways.get(key);
+      // A gateway that just started is news for `status`, which reads the state file.
+      if (g && !had) gatewayStarted = true;
       // A changed spec.gateway applies to what comes next (the port only at the gateway's start).
       g?.configure(specSettings(d.spec.gateway));
       // The same members, by the same rule, as a gateway in the cluster routes through.
@@ -239,6 +243,7 @@ export class StandalonePools {
       this.#persist();
       await store.rescan();
     }
+    if (gatewayStarted) store.flush();
   }
 
   /** A member's Proxy as the store has it (before its first scan: the document it will get), and its cooldown. */

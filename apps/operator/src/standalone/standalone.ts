@@ -14,8 +14,18 @@ import { FileProxyStore } from './file-proxy-store.js';
 import { withProgress } from './progress.js';
 import { loadStandaloneProviders, prepareStandaloneEntries } from './providers-file.js';
 import type { DocumentIssue } from './proxy-documents.js';
-import { StandalonePools } from './standalone-pools.js';
-import { ensureInstallation } from './state-file.js';
+import { type PoolView, StandalonePools } from './standalone-pools.js';
+import { ensureInstallation, type PoolRecord } from './state-file.js';
+
+/** What the state file keeps of a pool's view (the planning details stay in memory). */
+const poolRecord = (v: PoolView): PoolRecord => ({
+  key: v.key,
+  desired: v.desired,
+  replicas: v.replicas,
+  ready: v.ready,
+  members: v.members,
+  ...(v.gateway ? { gateway: v.gateway } : {}),
+});
 
 /** The standalone entry point's options; the shared tuning knobs come from CoreTuning. */
 export interface StandaloneOptions extends CoreTuning {
@@ -102,7 +112,11 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     ...(opts.debounceMs !== undefined ? { debounceMs: opts.debounceMs } : {}),
     ...(opts.rescanMs !== undefined ? { rescanMs: opts.rescanMs } : {}),
     ...(opts.onIssues ? { onIssues: opts.onIssues } : {}),
-    ...(opts.extra ? { extra: opts.extra } : {}),
+    // `status` reads the pools from the state file: their counts, members and gateway.
+    extra: () => {
+      const views = pools.views();
+      return { ...opts.extra?.(), ...(views.length ? { pools: views.map(poolRecord) } : {}) };
+    },
     onError: (err) => log.warn({ error: String(err) }, 'proxy files error'),
   });
   const core = createOperatorCore({

@@ -13,6 +13,7 @@ import {
 import { join } from 'node:path';
 import type { ProviderHealthStatus } from '../api/provider-health.js';
 import type { ProxyStatus } from '../api/proxy.js';
+import type { PoolMemberStatus } from '../api/proxy-pool.js';
 
 export const STATE_FILE = 'standalone-state.json';
 const KIND = 'egress-proxies.standalone-state/v1';
@@ -42,6 +43,20 @@ export interface ProviderRecord {
   status: ProviderHealthStatus;
 }
 
+/** A pool as `up` last saw it: its counts, members and gateway, by the cluster's status names. */
+export interface PoolRecord {
+  /** `namespace/name`. */
+  key: string;
+  /** spec.replicas. */
+  desired: number;
+  /** Members that exist. */
+  replicas: number;
+  ready: number;
+  members: PoolMemberStatus[];
+  /** The in-process gateway's URL, while `up` runs it. */
+  gateway?: string;
+}
+
 export interface StandaloneState {
   kind: typeof KIND;
   /** This installation's id: written into every instance's mark; `down` and GC act on it only. */
@@ -56,6 +71,8 @@ export interface StandaloneState {
   proxies: ProxyRecord[];
   /** The providers' latest health checks. */
   providers?: ProviderRecord[];
+  /** The ProxyPools in the files, as the last write saw them. */
+  pools?: PoolRecord[];
 }
 
 export const statePath = (stateDir: string) => join(stateDir, STATE_FILE);

@@ -1,4 +1,4 @@
-import type { ProviderRecord, ProxyRecord } from './state-file.js';
+import type { PoolRecord, ProviderRecord, ProxyRecord } from './state-file.js';
 
 /** One row of the status table. */
 export interface StatusRow {
@@ -129,4 +129,34 @@ export function plainProviderLine(r: ProviderRow): string {
   return ['provider', r.name, r.type, `ready=${r.ready || '-'}`, `targets=${r.targets || '-'}`, r.problem]
     .join(' ')
     .trim();
+}
+
+/** One row of the pools section: a pool's Ready count against its size, members and gateway. */
+export interface PoolRow {
+  pool: string;
+  ready: string;
+  members: string;
+  gateway: string;
+}
+
+export function poolRowOf(p: PoolRecord): PoolRow {
+  return {
+    pool: p.key.startsWith('default/') ? p.key.slice('default/'.length) : p.key,
+    ready: `${p.ready}/${p.desired}`,
+    members: p.members.map((m) => m.name).join(',') || '-',
+    gateway: p.gateway ?? '-',
+  };
+}
+
+const POOL_HEADERS: PoolRow = { pool: 'POOL', ready: 'READY', gateway: 'GATEWAY', members: 'MEMBERS' };
+const POOL_COLS: (keyof PoolRow)[] = ['pool', 'ready', 'gateway', 'members'];
+
+/** The pools section as lines; the member list is cut to `width` when given. */
+export function renderPoolTable(rows: readonly PoolRow[], width?: number): string[] {
+  return columns(POOL_HEADERS, POOL_COLS, rows, width);
+}
+
+/** One plain line per pool: `pool name ready=1/2 gateway=URL members=a,b`. */
+export function plainPoolLine(r: PoolRow): string {
+  return `pool ${r.pool} ready=${r.ready} gateway=${r.gateway} members=${r.members}`;
 }

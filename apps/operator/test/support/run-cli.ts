@@ -10,6 +10,18 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The words of `up --demo` over one documents file, a providers file and a state dir. */
+export const upDemoArgs = (docs: string, providers: string, stateDir: string): string[] => [
+  'up',
+  '-f',
+  docs,
+  '--providers',
+  providers,
+  '--state-dir',
+  stateDir,
+  '--demo',
+];
+
 /** Runs the built CLI without blocking the worker (a slow command would starve vitest's RPC). */
 export function runCli(
   args: string[],

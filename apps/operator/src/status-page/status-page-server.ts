@@ -1,0 +1,105 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { StatusPageData } from './page-data.js';
+import { STATUS_PAGE_HTML } from './page-html.js';
+
+export interface StatusPageOptions {
+  /** Loopback only: the page has no authentication yet, and it names every member's address. */
+  host: string;
+  /** 0 for any free port. */
+  port: number;
+  /** The data now; read on each request and on each `intervalMs` to push changes. */
+  snapshot: () => StatusPageData;
+  /** How often open pages are sent what changed (default 500 ms). */
+  intervalMs?: number;
+}
+
+export interface RunningStatusPage {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * The status page: `/` the HTML, `/api/status` the data as JSON, `/api/events` the same data as
+ * server-sent events, one each time it changes. Read-only (GET and HEAD only).
+ */
+export async function startStatusPage(opts: StatusPageOptions): Promise<RunningStatusPage> {
+  if (!LOOPBACK.has(opts.host))
+    throw new Error(
+      `status page host ${JSON.stringify(opts.host)}: only a loopback address (127.0.0.1, ::1, localhost) is allowed, since the page has no authentication`,
+    );
+  const streams = new Set<ServerResponse>();
+  // The timestamp changes on every snapshot; what is compared is the rest.
+  const body = () => {
+    const data = opts.snapshot();
+    return { json: JSON.stringify(data), key: JSON.stringify(data.pools) };
+  };
+  let lastKey = '';
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (path === '/' || path === '/index.html') {
+      res
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          // Nothing but its own inline script and style, and its own endpoints.
+          'content-security-policy':
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+        })
+        .end(STATUS_PAGE_HTML);
+      return;
+    }
+    if (path === '/api/status') {
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(`${body().json}\n`);
+      return;
+    }
+    if (path === '/api/events') {
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
+      // Everyone connected gets what changed since the last push, so all stay in step.
+      const { json, key } = body();
+      if (key !== lastKey) for (const s of streams) s.write(`data: ${json}\n\n`);
+      lastKey = key;
+      res.write(`data: ${json}\n\n`);
+      streams.add(res);
+      req.on('close', () => streams.delete(res));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+  });
+  const timer = setInterval(() => {
+    if (streams.size === 0) return;
+    const { json, key } = body();
+    if (key === lastKey) return;
+    lastKey = key;
+    for (const s of streams) s.write(`data: ${json}\n\n`);
+  }, opts.intervalMs ?? 500);
+  timer.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    url: `http://${host}:${port}/`,
+    close: () =>
+      new Promise<void>((r) => {
+        clearInterval(timer);
+        for (const s of streams) s.end();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}

@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { down } from '../src/standalone/down.js';
+import type { StatusPageData } from '../src/status-page/page-data.js';
+import { MAIN, upDemoArgs } from './support/run-cli.js';
+
+// The status page of a running `up` with a local pool, in the Debian package's headless
+// Chromium (driven by playwright-core; no browser is downloaded). Screenshots are kept in
+// .test-results/status-page/ (git-ignored).
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(__dirname, '..', '.test-results', 'status-page');
+const dir = mkdtempSync(join(tmpdir(), 'ep-page-'));
+const stateDir = join(dir, 'state');
+const providersPath = join(dir, 'providers.yaml');
+const docsPath = join(dir, 'pool.yaml');
+let up: ChildProcess | undefined;
+
+afterAll(async () => {
+  if (up && up.exitCode === null) {
+    const exited = new Promise((r) => up?.once('exit', r));
+    up.kill('SIGINT');
+    await exited;
+  }
+  if (existsSync(stateDir)) await down({ providersPath, stateDir }).catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+  holder?.close();
+});
+
+/** A loopback port held open until the end of the file. */
+async function holdPort(): Promise<{ port: number }> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  holder = server;
+  return { port: (server.address() as AddressInfo).port };
+}
+let holder: Server | undefined;
+
+/** Starts `up` and resolves to the status page URL it prints. */
+function startUp(): Promise<string> {
+  up = spawn(
+    process.execPath,
+    [MAIN, ...upDemoArgs(docsPath, providersPath, stateDir), '--output', 'plain'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let err = '';
+  return new Promise((resolve, reject) => {
+    up?.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+      const m = /status page: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(err);
+      if (m) resolve(m[1] as string);
+    });
+    up?.stdout?.resume();
+    up?.once('exit', (code) =>
+      reject(new Error(`up exited ${code} before printing its status page: ${err}`)),
+    );
+  });
+}
+
+describe('the status page', () => {
+  it('shows the live pool, its members and their egress addresses in Chromium', async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install the chromium Debian package`);
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the package first`);
+    writeFileSync(
+      providersPath,
+      `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24460, max: 24469}, engine: node, loopbackEgress: true}\n`,
+    );
+    // The port in the spec is held here, so the gateway takes a free one (never a fixed port).
+    const held = await holdPort();
+    writeFileSync(
+      docsPath,
+      `apiVersion: egress-proxies.dev/v1alpha1
+kind: ProxyPool
+metadata: {name: crawl}
+spec:
+  replicas: 2
+  template: {provider: local}
+  gateway: {port: ${held.port}}
+`,
+    );
+    const url = await startUp();
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 500 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(url);
+      // Live: the page was loaded before the members were Ready; the events bring them in.
+      const rows = page.locator('table[data-pool="default/crawl"] tbody tr');
+      await page
+        .waitForFunction(
+          // Run in the page (a string: this file is compiled without the DOM's types).
+          `[...document.querySelectorAll('table[data-pool="default/crawl"] tbody tr')].filter((r) =>
+            /^127\\./.test(r.querySelector('[data-key="seenEgress"]')?.textContent ?? '')).length === 2`,
+          undefined,
+          { timeout: 60_000 },
+        )
+        .catch(async (err) => {
+          // What the page and the endpoint showed, to see which side is behind.
+          const api = await (await fetch(`${url}api/status`)).text();
+          throw new Error(
+            `${err}\npage: ${await page.locator('main').textContent()}\nerrors: ${errors.join('; ')}\napi: ${api}`,
+          );
+        });
+      const seen = await rows.locator('[data-key="seenEgress"]').allTextContents();
+      const names = await rows.locator('[data-key="name"]').allTextContents();
+      // What the page shows is what its JSON endpoint (as curl reads it) says now.
+      const now = (await (await fetch(`${url}api/status`)).json()) as StatusPageData;
+      expect(now.pools.map((p) => p.pool)).toEqual(['default/crawl']);
+      const members = now.pools[0]?.members ?? [];
+      expect(names.sort()).toEqual(members.map((m) => m.name).sort());
+      expect(seen.sort()).toEqual(members.map((m) => m.seenEgress).sort());
+      // The local provider gives each member its own loopback egress address.
+      expect(new Set(seen).size).toBe(2);
+      expect(await rows.locator('[data-key="ready"]').allTextContents()).toEqual(['yes', 'yes']);
+      expect(await rows.locator('[data-key="provider"]').allTextContents()).toEqual(['local', 'local']);
+      // Table semantics: a caption, column headers, a row header per member.
+      expect(await page.locator('table caption').textContent()).toBe('Members of pool default/crawl');
+      expect(await page.locator('thead th[scope="col"]').count()).toBe(7);
+      expect(await rows.locator('th[scope="row"]').count()).toBe(2);
+      expect(await page.locator('[data-pool-summary="default/crawl"]').textContent()).toMatch(
+        /^2 of 2 Ready; gateway http:\/\/127\.0\.0\.1:\d+$/,
+      );
+      expect(errors).toEqual([]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'pool-desktop.png'), fullPage: true });
+
+      // A phone's width: each row becomes labelled cells, nothing wider than the screen.
+      await page.setViewportSize({ width: 375, height: 800 });
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: join(ARTIFACTS, 'pool-phone.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
