@@ -84,6 +84,5 @@ describeProviderConformance(
   {
     only: ['CREATE-24', 'CREATE-25', 'CREATE-26', 'CREATE-27', 'CREATE-28', 'CREATE-29', 'GET-18', 'OPS-21'],
     title: 'provider conformance (planned egress)',
-
   },
 );
