@@ -494,9 +494,11 @@ export class FakePve {
     const out: unknown[] = [];
     if (source !== 'archive') for (const t of all) if (t.status === 'running' && keep(t)) out.push(entry(t));
     if (source !== 'active') {
+      // The archive is ordered by start time, newest first, whatever order the tasks ended in
+      // (a long clone started before a short one is listed after it).
       const done = all
         .filter((t) => t.status === 'stopped')
-        .sort((a, b) => (b.endtime ?? 0) - (a.endtime ?? 0));
+        .sort((a, b) => b.starttime - a.starttime || b.pid - a.pid);
       for (const t of done) if (keep(t)) out.push(entry(t));
     }
     return out;
