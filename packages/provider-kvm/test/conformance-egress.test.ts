@@ -4,9 +4,8 @@ import { kvmFlavour } from '../src/flavour.js';
 import { createKvmProvider } from '../src/provider.js';
 
 // The kit's planned-egress cases over the in-memory libvirt, the first host (every case's
-// placement) on a plan: a /29 that
-// holds four instances once the gateway and one exclusion are out, and a /64. The fake control
-// has no view of the seed's network-config, so CREATE-29 skips with the reason.
+// placement) on a plan: a /29 that holds four instances once the gateway and one exclusion are
+// out, and a /64. CREATE-29 reads the network-config out of the seed image the fake stored.
 const PLAN = {
   ipv4: { ranges: ['203.0.113.8/29'], gateway: '203.0.113.9' },
   ipv6: { prefix: '2001:db8:e::/64', gateway: '2001:db8:e::1' },

@@ -1,7 +1,7 @@
 import { type CreateRequest, ErrorCode, permanentError, transientError } from '@egress-proxies/contract';
 import type { ClusterResource, VmConfig } from './backend.js';
 import type { Context } from './context.js';
-import { nicFromMark, type PlannedNic, planFor, withAllocation } from './egress.js';
+import { nicFromMark, type PlannedNic, planFor, releasePicks, withAllocation } from './egress.js';
 import { isAlreadyExists, isAlreadyRunning, isNotExist, ProxmoxErrorCode } from './errors.js';
 import { formatProviderId } from './id.js';
 import { formatDescription, PROXMOX_TAG, parseDescription } from './marks.js';
@@ -34,7 +34,11 @@ export async function createInstance(ctx: Context, req: CreateRequest): Promise<
 async function createLocked(ctx: Context, req: CreateRequest, p: ResolvedPlacement): Promise<string> {
   const resources = await ctx.api.clusterResources(ctx.signal);
   const adopted = await adoptByName(ctx, req, resources);
-  if (adopted) return ensureRunning(ctx, req, p, adopted, true, markedNic(ctx, adopted));
+  if (adopted) {
+    // Our marked VM of this name records its own egress: picks a failed attempt kept go back.
+    releasePicks(ctx.pending, req.name);
+    return ensureRunning(ctx, req, p, adopted, true, markedNic(ctx, adopted));
+  }
   const tmpl = await checkTemplate(ctx, p, resources);
   // The allocation is written into the mark by the clone call itself (see withAllocation).
   const { found, nic } = await withAllocation(ctx, p.node, req.name, async (nic) => ({
@@ -275,6 +279,7 @@ async function clone(
         description,
         ...(templateNode !== p.node ? { target: p.node } : {}),
       });
+      if (nic) nic.cloneSubmitted = true;
       await waitTask(ctx, upid, ctx.budgets.cloneMs);
     },
     ctx.signal,

@@ -1,5 +1,6 @@
 import { isPermanent } from '@egress-proxies/contract';
 import type { Context } from './context.js';
+import { releasePicks } from './egress.js';
 import { classify, isNotExist } from './errors.js';
 import { parseProviderId } from './id.js';
 import { parseDescription } from './marks.js';
@@ -43,6 +44,8 @@ async function destroy(ctx: Context, vmid: number, name: string): Promise<void> 
   }
   await deleteSeed(ctx, e.node, name);
   await gone(async () => waitTask(ctx, await ctx.api.destroyVm(ctx.signal, e.node, vmid)));
+  // The name's VM is gone: egress picks a failed create of it kept are free again.
+  releasePicks(ctx.pending, name);
   ctx.logger.log(1, 'proxmox vm deleted', { vmid, name, node: e.node, destroyed: true });
 }
 

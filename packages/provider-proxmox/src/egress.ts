@@ -25,17 +25,33 @@ export interface PlannedNic {
   mac: string;
   networkConfig: string;
   egress: MarkEgress;
+  /** Set once PVE accepted the clone: from then on it may finish whatever becomes of the call. */
+  cloneSubmitted?: boolean;
 }
 
 /**
- * Addresses handed out by a create in this process whose clone has not finished yet: PVE
- * writes the description (and with it the allocation) only when the clone task ends, so until
- * then the marks cannot show it. Only in-flight picks live here; the marks stay the record.
+ * Addresses handed out by a create in this process that no mark shows yet: PVE writes the
+ * description (and with it the allocation) only when the clone task ends. A name's picks are
+ * released when one of its creates succeeds (its mark holds them now) or its VM is destroyed,
+ * and when a create fails before PVE accepted its clone. A create that fails after that (a
+ * deadline or an abort while the clone runs) keeps them: the clone may still finish and write
+ * the address into its mark, and handing it to another name meanwhile would give two VMs one
+ * egress. The name's own retry may take its picks again.
  */
 export interface Pending {
   /** Address to the name it was picked for. */
   addresses: Map<string, string>;
-  macs: Set<string>;
+  /** Pinned MAC to the name it was picked for. */
+  macs: Map<string, string>;
+  /** Names with a clone PVE accepted whose outcome this process has not seen. */
+  unsettled: Set<string>;
+}
+
+/** Forgets every pick made for `name`: its VM records them now, or no VM of it is left. */
+export function releasePicks(pending: Pending, name: string): void {
+  for (const [address, holder] of pending.addresses) if (holder === name) pending.addresses.delete(address);
+  for (const [mac, holder] of pending.macs) if (holder === name) pending.macs.delete(mac);
+  pending.unsettled.delete(name);
 }
 
 /** The plan a node's VMs allocate from, if the config names one. */
@@ -98,8 +114,8 @@ function egressOf(a: EgressAllocation): MarkEgress {
 /**
  * Runs `make` (the clone that writes the mark) with a fresh allocation when the node has a plan.
  * Under the plan's lock the held addresses are read from the marks plus this process's picks
- * still cloning; the pick is then reserved until `make` settles, when the mark holds it (or the
- * clone failed and it is free). A crash before the clone call leaves nothing allocated; after
+ * that no mark shows yet; the pick is then reserved until `make` succeeds, when the mark holds
+ * it, or fails before PVE accepted the clone (see `Pending` for a failure after that). A crash before the clone call leaves nothing allocated; after
  * it, a marked VM that a retried create adopts with its recorded address.
  */
 export async function withAllocation<T>(
@@ -112,31 +128,35 @@ export async function withAllocation<T>(
   if (!plan) return make(undefined);
   const nic = await ctx.planLock.withLock(
     plan.name,
-    async () => {
+    async (): Promise<PlannedNic> => {
       // The picks are copied before the marks are read, not after: a create whose clone ends
       // while the marks are being read drops its pick then, and the listing read a moment
       // earlier need not show its VM yet; read afterwards, neither would hold its address.
+      // Another name's picks are held; this name's own (kept from a failed attempt) are its to reuse.
       const picked = new Map(ctx.pending.addresses);
-      const pickedMacs = new Set(ctx.pending.macs);
+      const pickedMacs = new Map(ctx.pending.macs);
       const resources = await ctx.api.clusterResources(ctx.signal);
       const held = await heldInCluster(ctx, resources);
-      for (const [address, holder] of picked) held.addresses.set(address, holder);
-      for (const mac of pickedMacs) held.macs.add(mac);
+      for (const [address, holder] of picked) if (holder !== name) held.addresses.set(address, holder);
+      for (const [mac, holder] of pickedMacs) if (holder !== name) held.macs.add(mac);
       const allocation = allocate(plan, name, held.addresses);
       const mac = macAddressFor(name, held.macs);
       const egress = egressOf(allocation);
       for (const a of Object.values(egress)) ctx.pending.addresses.set(a, name);
-      ctx.pending.macs.add(mac);
+      ctx.pending.macs.set(mac, name);
       ctx.logger.log(1, 'egress allocated', { plan: plan.name, mac, ...egress });
       return { plan: plan.name, mac, networkConfig: networkConfigV2(mac, allocation), egress };
     },
     { signal: ctx.signal },
   );
   try {
-    return await make(nic);
-  } finally {
-    for (const a of Object.values(nic.egress)) ctx.pending.addresses.delete(a);
-    ctx.pending.macs.delete(nic.mac);
+    const made = await make(nic);
+    releasePicks(ctx.pending, name);
+    return made;
+  } catch (err) {
+    if (nic.cloneSubmitted) ctx.pending.unsettled.add(name);
+    if (!ctx.pending.unsettled.has(name)) releasePicks(ctx.pending, name);
+    throw err;
   }
 }
 

@@ -91,7 +91,7 @@ export function createProxmoxProvider(
   const names = new KeyedLock<string>();
   const plans = compilePlans(cfg);
   const planLock = new KeyedLock<string>();
-  const pending: Pending = { addresses: new Map(), macs: new Set() };
+  const pending: Pending = { addresses: new Map(), macs: new Map(), unsettled: new Set() };
   const clones = new KeyedLimiter(cfg.maxParallelClonesPerNode);
   const now = options.now ?? Date.now;
   const seed = options.buildSeed ?? buildSeed;

@@ -144,6 +144,27 @@ describe('egress plans', () => {
     expect(seedNetworkConfig(req('a').name).ethernets.eth0?.addresses[0]).toBe(`${recorded}/29`);
   });
 
+  it("a create cut off while PVE still clones keeps its address from other names until the clone's mark holds it", async () => {
+    const p = s.provider(PLANNED, { budgets: { pollMs: 20, cloneMs: 300 } });
+    for (const n of ['x', 'y', 'z']) await p.create(req(n));
+    // From here a clone runs 1.5 s on PVE and the create waits 0.3 s for it: the call gives up,
+    // the clone does not, and it writes the last address into its mark when it ends.
+    s.fake.taskMs.qmclone = 1_500;
+    const cut = (await p.create(req('a')).catch((e) => e)) as ProviderError;
+    expect(cut.kind).toBe('Transient');
+    const other = (await p.create(req('b')).catch((e) => e)) as ProviderError;
+    expect(other.kind).toBe('QuotaExceeded');
+    await new Promise((r) => setTimeout(r, 1_600));
+    s.fake.taskMs.qmclone = 0;
+    // The retry adopts the finished clone with its recorded address; no two VMs share one.
+    const id = await p.create(req('a'));
+    expect((await p.get(id)).egress?.ipv4).toBeDefined();
+    const v4 = (await p.listByTag()).map((i) => i.egress?.ipv4);
+    expect(v4).toHaveLength(4);
+    expect(new Set(v4).size).toBe(4);
+    expect([...s.fake.vms.values()].filter((v) => v.config.name === req('a').name)).toHaveLength(1);
+  });
+
   it('a crash before the clone leaves nothing allocated', async () => {
     const p = s.provider(PLANNED);
     s.fake.failStep('cloneVm', 1, 'internal');

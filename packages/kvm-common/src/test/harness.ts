@@ -22,6 +22,7 @@ import { createKvmFamilyProvider, type KvmFamilyProvider, type KvmProviderOption
 import { loadCredentials } from '../ssh-dialer.js';
 import { isUp, stateName } from '../state.js';
 import { FAKE_HOST_CONDITIONS, type FakeHostCondition, FakeLibvirt } from './fake-libvirt.js';
+import { rootFileOfIso } from './seed-iso-file.js';
 
 /** Another tool's metadata namespace on the same domains. */
 const OTHER_TOOL_NAMESPACE = 'https://other-tool.example/xmlns/instance';
@@ -94,6 +95,20 @@ export function fakeControl(fake: FakeLibvirt, flavour: KvmFlavour, defaultHost:
       return step.startsWith('storageVol') ? 'VIR_ERR_NO_STORAGE_VOL' : 'VIR_ERR_NO_DOMAIN';
     },
     block: (step) => fake.block(step),
+    // The seed's network-config as uploaded, read out of the seed image, and the MAC of each
+    // NIC in the domain's XML: what the planned-egress cases hold against each other.
+    deliveredNetwork: (name, zone) => {
+      const host = fake.hosts.get(where(name, zone));
+      const xml = host?.domains.get(name)?.xml ?? '';
+      const macs = [...xml.matchAll(/<mac address="([0-9A-Fa-f:]{17})"/g)].map((m) => m[1]!);
+      let networkConfig: string | undefined;
+      for (const pool of host?.pools.values() ?? []) {
+        const image = pool.volumes.get(seedName(name))?.data;
+        const file = image ? rootFileOfIso(image, 'NETWORK_.;1') : undefined;
+        if (file) networkConfig = new TextDecoder().decode(file);
+      }
+      return { ...(networkConfig === undefined ? {} : { networkConfig }), macs };
+    },
     setUnreachable: (on, zone) => {
       for (const h of fake.hosts.values()) if (!zone || h.name === zone) h.unreachable = on;
     },
