@@ -4,7 +4,7 @@
 // whose links work off GitHub (absolute, since npm does not serve the repository's other files).
 // Writes {passed, failed, problems} to .test-results/package-metadata.json for the summary.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { publishable, root } from './workspace.mjs';
 
@@ -14,8 +14,58 @@ const FULL_LICENSE = [
   'END OF TERMS AND CONDITIONS',
 ];
 
+// Packages an application may leave out. A package that only names their types, or loads them
+// lazily and runs without them, declares them as optional peers: npm 7+ installs every
+// non-optional peer, so a required peer forces a download the package never runs.
+const OPTIONAL_PEERS = ['@opentelemetry/api'];
+
+/** Whether built code imports `name` when it loads (a static import or a top-level require). */
+export function importsAtLoad(code, name) {
+  const q = name.replace(/[/@.-]/g, (c) => `\\${c}`);
+  return new RegExp(
+    `(^|\\n)\\s*(import\\s[^;]*?from\\s*|import\\s*|export\\s[^;]*?from\\s*)["']${q}["']|(^|\\n)(const|var|let)\\s[^\\n]*=\\s*require\\(["']${q}["']\\)`,
+  ).test(code);
+}
+
+/**
+ * The built JavaScript a package ships (its dist folder), concatenated; undefined when not built.
+ * A `test/` subpath is left out: it is a harness run beside the conformance kit, whose own
+ * dependencies bring the optional packages.
+ */
+function distCode(dir) {
+  const dist = join(dir, 'dist');
+  if (!existsSync(dist)) return undefined;
+  return readdirSync(dist, { recursive: true })
+    .filter((f) => /\.(c|m)?js$/.test(String(f)) && !String(f).startsWith('test/'))
+    .map((f) => readFileSync(join(dist, String(f)), 'utf8'))
+    .join('\n');
+}
+
+/** Peers declared required that the built code never imports at load (or the reverse). */
+export function peerProblems(manifest, code) {
+  const out = [];
+  for (const name of OPTIONAL_PEERS) {
+    if (!manifest.peerDependencies?.[name]) continue;
+    if (code === undefined) {
+      out.push(`dist/ is missing: build the package before checking whether it imports ${name} at load`);
+      continue;
+    }
+    const optional = manifest.peerDependenciesMeta?.[name]?.optional === true;
+    const atLoad = importsAtLoad(code, name);
+    if (!atLoad && !optional)
+      out.push(
+        `peer ${name} is required, but the built code never imports it at load: mark it optional in peerDependenciesMeta`,
+      );
+    if (atLoad && optional)
+      out.push(
+        `peer ${name} is optional, but the built code imports it at load: an install without it fails to import`,
+      );
+  }
+  return out;
+}
+
 /** Problems of one package's manifest, LICENSE and README (empty when all is well). */
-export function metadataProblems(p, packed) {
+export function metadataProblems(p, packed, code = distCode(p.dir)) {
   const m = p.manifest;
   const out = [];
   if (m.license !== 'Apache-2.0') out.push(`license is ${JSON.stringify(m.license)}, expected "Apache-2.0"`);
@@ -28,6 +78,7 @@ export function metadataProblems(p, packed) {
     out.push('homepage: expected an https URL of the README');
   if (!/^https:\/\/\S+\/issues$/.test(m.bugs?.url ?? '')) out.push('bugs.url: expected the issues URL');
   if (!Array.isArray(m.keywords) || m.keywords.length < 3) out.push('keywords: expected at least three');
+  out.push(...peerProblems(m, code));
   const license = join(p.dir, 'LICENSE');
   const text = existsSync(license) ? readFileSync(license, 'utf8') : '';
   for (const s of FULL_LICENSE)
