@@ -1,7 +1,7 @@
 import { LOG_LEVELS } from '../domain/log-levels.js';
 import { LOG_FORMATS, type LogFormat } from '../domain/text-format.js';
 import { loadProxyUsers, type ProxyUsers } from '../gateway/basic-auth.js';
-import { isLoopback } from '../gateway/gateway-server.js';
+import { isLoopback } from '../gateway/loopback.js';
 import { FlagError } from './flag-error.js';
 import { FlagReader, type FlagWording } from './flag-reader.js';
 import { TUNING_OPTIONS, type TuningFlags } from './tuning-flags.js';

@@ -8,6 +8,7 @@ import { BAN_REPORT_HEADER, debugEnabled, type GatewayContext, MEMBER_HEADER } f
 import { GatewayMetrics } from './gateway-metrics.js';
 import { GatewayStats } from './gateway-stats.js';
 import { type GatewayLimits, resolveLimits } from './limits.js';
+import { isLoopback } from './loopback.js';
 import {
   type CooldownListener,
   MemberTable,
@@ -102,9 +103,6 @@ export interface RunningGateway {
 export class GatewayConfigError extends Error {
   override name = 'GatewayConfigError';
 }
-
-export const isLoopback = (host: string) =>
-  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 
 function banSet(statuses: readonly number[]): Set<number> {
   for (const s of statuses)
