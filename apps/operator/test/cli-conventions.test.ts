@@ -61,6 +61,19 @@ describe('CLI conventions', () => {
     expect(down.stdout).not.toContain('--once');
   });
 
+  it("status and down refuse up's flags instead of ignoring them", async () => {
+    const status = await cli('status', '--demo');
+    expect(status.status).toBe(2);
+    expect(status.stderr).toMatch(/^egress-proxies: status: Unknown option '--demo'/);
+    const down = await cli('down', '--providers', 'p.yaml', '--gateway-listen', '0.0.0.0:8080');
+    expect(down.status).toBe(2);
+    expect(down.stderr).toMatch(/^egress-proxies: down: Unknown option '--gateway-listen'/);
+    // What they do take still parses: a misspelt one of them gets its suggestion.
+    const typo = await cli('status', '--stat-dir', dir);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain('(did you mean --state-dir?)');
+  });
+
   it('an unknown command or flag is answered with the closest one', async () => {
     const command = await cli('stauts');
     expect(command.status).toBe(2);

@@ -76,9 +76,9 @@ export const STATUS_USAGE = `usage: egress-proxies status [--state-dir DIR] [--o
 
 ${flagLines(['state-dir', 'output'])}`;
 
-export const DOWN_USAGE = `usage: egress-proxies down --providers PROVIDERS [--state-dir DIR]
+export const DOWN_USAGE = `usage: egress-proxies down --providers PROVIDERS [--state-dir DIR] [--output plain|json]
 
-${flagLines(['providers', 'state-dir'])}`;
+${flagLines(['providers', 'state-dir', 'output'])}`;
 
 const STANDALONE_WORDING: FlagWording = {
   duration: (flag, shown) => `${flag}: ${shown} is not a duration (such as 30s, 5m)`,
@@ -89,7 +89,7 @@ const STANDALONE_WORDING: FlagWording = {
 
 const OUTPUT_MODES: readonly OutputMode[] = ['auto', 'table', 'plain', 'json'];
 
-/** The flags `up`, `status` and `down` take (each ignores what it does not use). */
+/** The flags `up` takes; `status` and `down` take the few they use (`COMMAND_FLAGS`). */
 export const STANDALONE_OPTIONS = {
   ...TUNING_OPTIONS,
   file: { type: 'string', short: 'f', multiple: true },
@@ -109,9 +109,24 @@ export const STANDALONE_OPTIONS = {
   'gateway-socks-listen': { type: 'string' },
 } as const;
 
-/** Parses the flags of `up`, `status` and `down` (each ignores what it does not use). */
+/**
+ * The flags `status` and `down` accept: only what they use, so an `up` flag given to them (a
+ * `--demo`, a `--gateway-listen`) is refused with the closest flag they do take instead of being
+ * silently ignored.
+ */
+export const COMMAND_FLAGS = {
+  status: ['state-dir', 'output'],
+  down: ['providers', 'state-dir', 'output'],
+} as const satisfies Record<'status' | 'down', readonly (keyof typeof STANDALONE_OPTIONS)[]>;
+
+function optionsOf(command: 'up' | 'status' | 'down') {
+  if (command === 'up') return STANDALONE_OPTIONS;
+  return Object.fromEntries(COMMAND_FLAGS[command].map((f) => [f, STANDALONE_OPTIONS[f]]));
+}
+
+/** Parses the flags of `up`, `status` and `down` (the last two accept only `COMMAND_FLAGS`). */
 export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: string[]): StandaloneFlags {
-  const r = new FlagReader(args, STANDALONE_OPTIONS, STANDALONE_WORDING, command);
+  const r = new FlagReader(args, optionsOf(command), STANDALONE_WORDING, command);
   const files = (r.values.file as string[] | undefined) ?? [];
   const providers = r.string('providers') ?? '';
   if (command === 'up' && files.length === 0)

@@ -1,12 +1,12 @@
 import type { Command } from './command.js';
-import { parseStandaloneFlags, STATUS_USAGE } from './standalone-flags.js';
+import { COMMAND_FLAGS, parseStandaloneFlags, STATUS_USAGE } from './standalone-flags.js';
 
 /** `status`: what a running (or the last) `up` reported, from another shell. */
 export const statusCommand: Command = {
   name: 'status',
   summary: 'the status an `up` reported, from another shell',
   usage: STATUS_USAGE,
-  flags: ['state-dir', 'output'],
+  flags: COMMAND_FLAGS.status,
   async run(args, io) {
     const flags = parseStandaloneFlags('status', args);
     return (await import('./standalone-run.js')).showStatus(flags, io);
