@@ -16,7 +16,11 @@ function setup(o: { failWith?: Error } = {}) {
   const gate = new Promise<void>((r) => (release = r));
   const handle = withOverrides(inner, {
     create: async (create, req, opts) => {
-      await gate;
+      // Honours the abort, so stopping the operations after a failed test does not wait forever.
+      await new Promise<void>((resolve, reject) => {
+        gate.then(resolve);
+        opts?.signal?.addEventListener('abort', () => reject(opts.signal?.reason), { once: true });
+      });
       if (o.failWith) throw o.failWith;
       return create(req, opts);
     },
