@@ -7,7 +7,7 @@ import { invalidSpec, providerMissing, releaseLatch } from './failure-latch.js';
 import { instanceSpecHash } from './instance-hash.js';
 import { MANAGED_STEPS, type ManagedState } from './managed-steps.js';
 import { finishPass, newPassState, type PassState } from './pass-state.js';
-import { done, type PassEnd, runSteps } from './step-outcome.js';
+import { type PassEnd, runSteps } from './step-outcome.js';
 import type { ReconcileContext, ReconcileResult } from './types.js';
 
 /**
@@ -29,7 +29,10 @@ export async function reconcileProxy(proxy: ProxyObject, ctx: ReconcileContext):
   return finishPass(state, end);
 }
 
-async function chooseFlow(s: PassState, hasFinalizer: boolean): Promise<{ end: PassEnd; state: PassState }> {
+/** How a flow ended, with the state its last step ran on (the result is built from both). */
+type Ended = { end: PassEnd; state: PassState };
+
+async function chooseFlow(s: PassState, hasFinalizer: boolean): Promise<Ended> {
   if (s.proxy.metadata.deletionTimestamp) return runSteps(s, DELETE_STEPS);
   let spec: ProxySpec;
   try {
@@ -43,13 +46,13 @@ async function chooseFlow(s: PassState, hasFinalizer: boolean): Promise<{ end: P
     // The finalizer goes on before any provider call, so no instance can exist without it.
     if (!s.status.phase) s.status.phase = 'Pending';
     s.status.observedGeneration = s.generation;
-    return { end: done({ type: 'after', ms: 0 }, 'ok', 'add').end, state: s };
+    return { end: { requeue: { type: 'after', ms: 0 }, outcome: 'ok', finalizer: 'add' }, state: s };
   }
   return managedFlow(s, spec);
 }
 
 /** The latch and the provider come first: the steps after them run only with a handle. */
-async function managedFlow(s: PassState, spec: ProxySpec): Promise<{ end: PassEnd; state: PassState }> {
+async function managedFlow(s: PassState, spec: ProxySpec): Promise<Ended> {
   const providerName = spec.provider!;
   const handle = s.ctx.provider(providerName);
   const released = await releaseLatch(s, handle);
