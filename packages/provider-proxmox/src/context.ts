@@ -2,7 +2,6 @@ import type { KeyedLock } from '@egress-proxies/keyedlock';
 import type { EgressPlan, OpContext } from '@egress-proxies/provider-utils';
 import type { Backend } from './backend.js';
 import type { ProxmoxConfig } from './config.js';
-import type { Pending } from './egress.js';
 import type { KeyedLimiter } from './limiter.js';
 import type { SeedInput } from './seed.js';
 
@@ -44,4 +43,22 @@ export interface Context extends OpContext {
   clones: KeyedLimiter;
   buildSeed: (i: SeedInput) => Uint8Array | Promise<Uint8Array>;
   now: () => number;
+}
+
+/**
+ * Addresses handed out by a create in this process that no mark shows yet: PVE writes the
+ * description (and with it the allocation) only when the clone task ends. A name's picks are
+ * released when one of its creates succeeds (its mark holds them now) or its VM is destroyed,
+ * and when a create fails before PVE accepted its clone. A create that fails after that (a
+ * deadline or an abort while the clone runs) keeps them: the clone may still finish and write
+ * the address into its mark, and handing it to another name meanwhile would give two VMs one
+ * egress. The name's own retry may take its picks again.
+ */
+export interface Pending {
+  /** Address to the name it was picked for. */
+  addresses: Map<string, string>;
+  /** Pinned MAC to the name it was picked for. */
+  macs: Map<string, string>;
+  /** Names with a clone PVE accepted whose outcome this process has not seen. */
+  unsettled: Set<string>;
 }

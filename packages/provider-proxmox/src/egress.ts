@@ -8,7 +8,7 @@ import {
 } from '@egress-proxies/provider-utils';
 import type { ClusterResource } from './backend.js';
 import { type ProxmoxConfig, planNameFor } from './config.js';
-import type { Context } from './context.js';
+import type { Context, Pending } from './context.js';
 import { isNotExist } from './errors.js';
 import { type MarkEgress, parseDescription } from './marks.js';
 
@@ -27,24 +27,6 @@ export interface PlannedNic {
   egress: MarkEgress;
   /** Set once PVE accepted the clone: from then on it may finish whatever becomes of the call. */
   cloneSubmitted?: boolean;
-}
-
-/**
- * Addresses handed out by a create in this process that no mark shows yet: PVE writes the
- * description (and with it the allocation) only when the clone task ends. A name's picks are
- * released when one of its creates succeeds (its mark holds them now) or its VM is destroyed,
- * and when a create fails before PVE accepted its clone. A create that fails after that (a
- * deadline or an abort while the clone runs) keeps them: the clone may still finish and write
- * the address into its mark, and handing it to another name meanwhile would give two VMs one
- * egress. The name's own retry may take its picks again.
- */
-export interface Pending {
-  /** Address to the name it was picked for. */
-  addresses: Map<string, string>;
-  /** Pinned MAC to the name it was picked for. */
-  macs: Map<string, string>;
-  /** Names with a clone PVE accepted whose outcome this process has not seen. */
-  unsettled: Set<string>;
 }
 
 /** Forgets every pick made for `name`: its VM records them now, or no VM of it is left. */

@@ -1,26 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { AgentChannel, jsonLine, sentinel } from './agent-channel.js';
 import { TestEnvVmError } from './errors.js';
-import { guestExecVia } from './guest-exec.js';
+import {
+  type AgentCallOptions,
+  type GuestExecOptions,
+  type GuestExecResult,
+  guestExecVia,
+} from './guest-exec.js';
 
-export interface AgentCallOptions {
-  signal?: AbortSignal;
-  /** How long one command may take to answer; default 15 s (TCG guests are slow). */
-  timeoutMs?: number;
-}
-
-export interface GuestExecOptions extends AgentCallOptions {
-  /** Written to the command's stdin. */
-  input?: string;
-}
-
-export interface GuestExecResult {
-  exitCode: number | undefined;
-  /** Set when the command was killed by a signal. */
-  signal: number | undefined;
-  stdout: string;
-  stderr: string;
-}
+export type { AgentCallOptions, GuestExecOptions, GuestExecResult } from './guest-exec.js';
 
 export interface GuestIpAddress {
   type: 'ipv4' | 'ipv6';

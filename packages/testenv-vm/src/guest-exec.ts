@@ -1,6 +1,24 @@
 import { sleep } from '@egress-proxies/testenv-libvirt';
 import { TestEnvVmError } from './errors.js';
-import type { AgentCallOptions, GuestExecOptions, GuestExecResult } from './guest-agent.js';
+
+export interface AgentCallOptions {
+  signal?: AbortSignal;
+  /** How long one command may take to answer; default 15 s (TCG guests are slow). */
+  timeoutMs?: number;
+}
+
+export interface GuestExecOptions extends AgentCallOptions {
+  /** Written to the command's stdin. */
+  input?: string;
+}
+
+export interface GuestExecResult {
+  exitCode: number | undefined;
+  /** Set when the command was killed by a signal. */
+  signal: number | undefined;
+  stdout: string;
+  stderr: string;
+}
 
 /** One guest agent command, answered with its `return` value, over whatever reaches the agent. */
 export type AgentCall = <T = unknown>(
