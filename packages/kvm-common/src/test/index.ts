@@ -1,5 +1,6 @@
 // The address sources by number, for checking the order a flavour asks them in.
 export { DomainInterfaceAddressesSource } from 'libvirt-rpc-ts';
+export { KVM_EGRESS_CASES, kvmEgressConformanceHarness } from './egress-harness.js';
 export {
   FAKE_HOST_CONDITIONS,
   type FakeCall,
