@@ -55,4 +55,5 @@ export { describeRealSharedHost, type RealSharedHostSuiteOptions } from './real-
 export { type RealSuiteHost, useRealHost } from './real-suite-host.js';
 export type { RealSuiteEnv, RealSuiteOptions } from './real-suite-options.js';
 export type { RealTracing } from './real-tracing.js';
+export { rootFileOfIso } from './seed-iso-file.js';
 export { runningVitest, type SuiteVitest } from './vitest-api.js';
