@@ -1,12 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProxyUsers } from '../src/gateway/basic-auth.js';
-import { down } from '../src/standalone/down.js';
-import { startEchoServer } from '../src/standalone/echo-server.js';
-import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
+import { StandalonePoolHarness } from './support/standalone-pool-harness.js';
 
 // The crawler guide's examples (docs/guides/crawlers/), run as a reader runs them against the
 // gateway of a pool under `up`: three members on the local provider, each leaving from its own
@@ -19,52 +16,20 @@ const root = join(__dirname, '..', '..', '..');
 const examples = join(root, 'docs', 'guides', 'crawlers');
 const PYTHON = '/usr/bin/python3';
 const CHROMIUM = '/usr/bin/chromium';
-const dir = mkdtempSync(join(tmpdir(), 'ep-crawlers-'));
-const stateDir = join(dir, 'state');
-const providersPath = join(dir, 'providers.yaml');
-const docsPath = join(dir, 'pool.yaml');
+const h = new StandalonePoolHarness('ep-crawlers-', { min: 24370, max: 24399 });
 // The users dir `up --gateway-users` reads: a file per user holding its password, the one the
 // examples give with their session usernames (`crawler-session-<id>`).
-const usersDir = join(dir, 'users');
+const usersDir = join(h.dir, 'users');
 const USER = 'crawler';
 const PASSWORD = 'x';
-let echo: Awaited<ReturnType<typeof startEchoServer>>;
-let sa: RunningStandalone | undefined;
 let gateway: string;
 
 beforeAll(async () => {
-  echo = await startEchoServer();
+  await h.setup();
   mkdirSync(usersDir);
   writeFileSync(join(usersDir, USER), PASSWORD);
-  writeFileSync(
-    providersPath,
-    '- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24370, max: 24399}, engine: node, loopbackEgress: true}\n',
-  );
-  // The echo server's port is taken, so the gateway listens on a free one (as `up` does).
-  writeFileSync(
-    docsPath,
-    `apiVersion: egress-proxies.dev/v1alpha1
-kind: ProxyPool
-metadata: {name: crawl}
-spec:
-  replicas: 3
-  template:
-    provider: local
-    probe: {target: "${echo.url}", interval: 30s, timeout: 2s, retries: 1}
-  gateway: {port: ${echo.port}}
-`,
-  );
-  sa = await startStandalone({
-    proxyPaths: [docsPath],
-    providersPath,
-    stateDir,
-    debounceMs: 50,
-    rescanMs: 300,
-    pollIntervalMs: 200,
-    failedProbeRetryMs: 300,
-    defaultProbeTarget: echo.url,
-    gatewayUsers: loadProxyUsers(usersDir),
-  });
+  writeFileSync(h.docsPath, h.poolDoc('crawl', 3));
+  const sa = await h.start({ gatewayUsers: loadProxyUsers(usersDir) });
   const deadline = Date.now() + 120_000;
   for (;;) {
     await sa.pools.step();
@@ -82,12 +47,7 @@ spec:
   }
 }, 180_000);
 
-afterAll(async () => {
-  await sa?.stop();
-  if (existsSync(stateDir)) await down({ providersPath, stateDir }).catch(() => {});
-  await echo?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => h.close());
 
 // Asynchronously: the gateway runs in this process and must keep serving while an example runs.
 async function runExample<T = { rotating: string[]; sticky: string[] }>(
@@ -98,7 +58,7 @@ async function runExample<T = { rotating: string[]; sticky: string[] }>(
     (resolve) => {
       const child = spawn(cmd, [join(examples, file)], {
         cwd: root,
-        env: { ...process.env, PROXY: gateway, TARGET: echo.url },
+        env: { ...process.env, PROXY: gateway, TARGET: h.echo.url },
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 120_000,
       });

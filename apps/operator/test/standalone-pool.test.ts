@@ -1,83 +1,34 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { egressThrough } from '../src/commands/check-gateway.js';
-import { down } from '../src/standalone/down.js';
-import { startEchoServer } from '../src/standalone/echo-server.js';
-import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
+import { StandalonePoolHarness } from './support/standalone-pool-harness.js';
 
 // ProxyPools under `up` over the real local provider (Node engine, one loopback egress address
 // per member): the pool controller, the Proxy reconciler underneath and the in-process gateway.
-const dir = mkdtempSync(join(tmpdir(), 'ep-pool-'));
-const stateDir = join(dir, 'state');
-const providersPath = join(dir, 'providers.yaml');
-const docsPath = join(dir, 'pools.yaml');
-let echo: Awaited<ReturnType<typeof startEchoServer>>;
-let sa: RunningStandalone | undefined;
+const h = new StandalonePoolHarness('ep-pool-', { min: 24310, max: 24359 });
+const { docsPath } = h;
 
-const pool = (replicas: number, extra = '') => `apiVersion: egress-proxies.dev/v1alpha1
-kind: ProxyPool
-metadata:
-  name: crawl${extra}
-spec:
-  replicas: ${replicas}
-  template:
-    provider: local
-    probe: {target: "${echo.url}", interval: 30s, timeout: 2s, retries: 1}
-  rotation: {minReady: ${Math.min(replicas, 2)}, maxSurge: 1}
-  gateway: {port: ${echo.port}}
-`;
+const pool = (replicas: number) =>
+  h.poolDoc('crawl', replicas, `  rotation: {minReady: ${Math.min(replicas, 2)}, maxSurge: 1}\n`);
 
-async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; pools: ${JSON.stringify(sa?.pools.views())}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const view = () => sa?.pools.views().find((p) => p.key === 'default/crawl');
+const view = () => h.sa?.pools.views().find((p) => p.key === 'default/crawl');
 const readyNames = () =>
   view()
     ?.members.filter((m) => m.ready)
     .map((m) => m.name) ?? [];
 const settled = (n: number) =>
-  waitFor(`${n} Ready members and no others`, () => {
+  h.waitFor(`${n} Ready members and no others`, () => {
     const v = view();
     return v && v.members.length === n && v.ready === n ? v : undefined;
   });
 
-beforeAll(async () => {
-  echo = await startEchoServer();
-  writeFileSync(
-    providersPath,
-    `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24310, max: 24359}, engine: node, loopbackEgress: true}\n`,
-  );
-});
-afterAll(async () => {
-  await sa?.stop();
-  if (existsSync(stateDir)) await down({ providersPath, stateDir }).catch(() => {});
-  await echo?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(() => h.setup());
+afterAll(() => h.close());
 
 describe('ProxyPool under up', () => {
   it('keeps the pool at size, routes its gateway over every member, scales, recycles and deletes', async () => {
     writeFileSync(docsPath, pool(2));
-    sa = await startStandalone({
-      proxyPaths: [docsPath],
-      providersPath,
-      stateDir,
-      debounceMs: 50,
-      rescanMs: 300,
-      pollIntervalMs: 200,
-      failedProbeRetryMs: 300,
-      defaultProbeTarget: echo.url,
-    });
+    const sa = await h.start();
     const v2 = await settled(2);
     // The port in the spec is taken (the echo server holds it): the gateway took a free one.
     expect(v2.gateway).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -91,9 +42,9 @@ describe('ProxyPool under up', () => {
         ?.members.map((m) => `${m.name} ${m.provider} ${m.ip}:${m.port}`)
         .sort(),
     ).toEqual(routed.map((m) => `${m.name} local ${m.host}:${m.port}`).sort());
-    const spread = await egressThrough(v2.gateway as string, echo.url, { count: 4 });
+    const spread = await egressThrough(v2.gateway as string, h.echo.url, { count: 4 });
     expect(new Set(spread).size).toBe(2);
-    const sticky = await egressThrough(v2.gateway as string, echo.url, { count: 3, session: 's1' });
+    const sticky = await egressThrough(v2.gateway as string, h.echo.url, { count: 3, session: 's1' });
     expect(new Set(sticky).size).toBe(1);
     // The gateway's metrics are on the operator's /metrics, per pool and member.
     const text = await sa.metrics.registry.metrics();
@@ -117,7 +68,7 @@ describe('ProxyPool under up', () => {
       ),
     );
     let lowest = 3;
-    await waitFor('the recycled member replaced', () => {
+    await h.waitFor('the recycled member replaced', () => {
       const v = view();
       if (v) lowest = Math.min(lowest, v.ready);
       return v && !v.members.some((m) => m.name === victim) && v.ready === 3 ? v : undefined;
@@ -134,9 +85,9 @@ describe('ProxyPool under up', () => {
     );
     await settled(1);
     writeFileSync(docsPath, '');
-    await waitFor(
+    await h.waitFor(
       'the pool and its members gone',
-      () => sa?.store.records().length === 0 && view() === undefined,
+      () => sa.store.records().length === 0 && view() === undefined,
     );
   });
 });

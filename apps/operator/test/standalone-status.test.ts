@@ -1,23 +1,15 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io } from '../src/commands/command.js';
 import { parseStandaloneFlags } from '../src/commands/standalone-flags.js';
 import { showStatus } from '../src/commands/standalone-run.js';
-import { down } from '../src/standalone/down.js';
-import { startEchoServer } from '../src/standalone/echo-server.js';
-import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
 import { readState } from '../src/standalone/state-file.js';
+import { StandalonePoolHarness } from './support/standalone-pool-harness.js';
 
 // `status` from another shell while `up` runs a pool: it reads the state file `up` writes, so
 // the pool, its members and its gateway must be in it.
-const dir = mkdtempSync(join(tmpdir(), 'ep-status-'));
-const stateDir = join(dir, 'state');
-const providersPath = join(dir, 'providers.yaml');
-const docsPath = join(dir, 'pools.yaml');
-let echo: Awaited<ReturnType<typeof startEchoServer>>;
-let sa: RunningStandalone | undefined;
+const h = new StandalonePoolHarness('ep-status-', { min: 24440, max: 24449 });
+const { stateDir, docsPath } = h;
 
 function captureIo(columns?: number): Io & { text: () => string } {
   let out = '';
@@ -35,61 +27,21 @@ function captureIo(columns?: number): Io & { text: () => string } {
   };
 }
 
-async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; state: ${JSON.stringify(readState(stateDir)?.pools)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-beforeAll(async () => {
-  echo = await startEchoServer();
-  writeFileSync(
-    providersPath,
-    `- name: local\n  type: local\n  local: {stateDir: local, portRange: {min: 24440, max: 24449}, engine: node, loopbackEgress: true}\n`,
-  );
-});
-afterAll(async () => {
-  await sa?.stop();
-  if (existsSync(stateDir)) await down({ providersPath, stateDir }).catch(() => {});
-  await echo?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(() => h.setup());
+afterAll(() => h.close());
 
 describe('status with a pool under up', () => {
   it('lists the pool, its Ready count, members and gateway in table, plain and json', async () => {
-    writeFileSync(
-      docsPath,
-      `apiVersion: egress-proxies.dev/v1alpha1
-kind: ProxyPool
-metadata:
-  name: crawl
-spec:
-  replicas: 2
-  template:
-    provider: local
-    probe: {target: "${echo.url}", interval: 30s, timeout: 2s, retries: 1}
-  gateway: {port: ${echo.port}}
-`,
+    writeFileSync(docsPath, h.poolDoc('crawl', 2));
+    const sa = await h.start();
+    const pool = await h.waitFor(
+      'the pool with 2 Ready members and its gateway in the state file',
+      () => {
+        const p = readState(stateDir)?.pools?.find((x) => x.key === 'default/crawl');
+        return p && p.ready === 2 && p.gateway ? p : undefined;
+      },
+      () => `state: ${JSON.stringify(readState(stateDir)?.pools)}`,
     );
-    sa = await startStandalone({
-      proxyPaths: [docsPath],
-      providersPath,
-      stateDir,
-      debounceMs: 50,
-      rescanMs: 300,
-      pollIntervalMs: 200,
-      failedProbeRetryMs: 300,
-      defaultProbeTarget: echo.url,
-    });
-    const pool = await waitFor('the pool with 2 Ready members and its gateway in the state file', () => {
-      const p = readState(stateDir)?.pools?.find((x) => x.key === 'default/crawl');
-      return p && p.ready === 2 && p.gateway ? p : undefined;
-    });
     const gateway = sa.pools.views()[0]?.gateway;
     expect(pool.gateway).toBe(gateway);
     const names = pool.members.map((m) => m.name);
@@ -128,8 +80,7 @@ spec:
     expect(record.pools[0]?.members.map((m) => m.name).sort()).toEqual([...names].sort());
 
     // After up stops, its gateway is gone: status no longer shows one.
-    await sa.stop();
-    sa = undefined;
+    await h.stopUp();
     const after = captureIo();
     showStatus(parseStandaloneFlags('status', ['--state-dir', stateDir, '--output', 'plain']), after);
     expect(after.text()).toContain('pool crawl ready=');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type ConformanceFixture, describeProviderConformance } from '@egress-proxies/conformance';
-import { type FakeSetup, fakeControl, mintFakeTls, startFakeSetup } from '../src/test/index.js';
+import { fakeControl, mintFakeTls, startFakeSetup } from '../src/test/index.js';
+import { seedNetworkConfig } from './seed-network-config.js';
 
 // The kit's planned-egress cases over the fake PVE with a plan on the bridge: a /29 that holds
 // four instances once the gateway and one exclusion are out, and a /64.
@@ -19,21 +20,6 @@ const BUDGETS = {
   lockWaitMs: 2_000,
   checkMs: 3_000,
 };
-
-/** The network-config inside a VM's seed ISO (ISO 9660 keeps a file's bytes as written). */
-function seedNetworkConfig(s: FakeSetup, node: string, name: string): string | undefined {
-  const vol = s.fake.volumes(node, 'local').get(`iso/${name}-seed.iso`);
-  if (!vol?.data) return undefined;
-  const text = Buffer.from(vol.data).toString('latin1');
-  const start = text.indexOf('{\n  "version": 2');
-  if (start < 0) return undefined;
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    if (text[i] === '{') depth++;
-    if (text[i] === '}' && --depth === 0) return text.slice(start, i + 1);
-  }
-  return undefined;
-}
 
 const tls = mintFakeTls();
 describeProviderConformance(
@@ -60,7 +46,7 @@ describeProviderConformance(
           const node = vm?.node ?? zone ?? NODES[0]!;
           const net0 = typeof vm?.config.net0 === 'string' ? vm.config.net0 : '';
           const mac = /=([0-9A-Fa-f:]{17})/.exec(net0)?.[1];
-          const networkConfig = seedNetworkConfig(setup, node, name);
+          const networkConfig = seedNetworkConfig(setup.fake, node, name);
           return { ...(networkConfig ? { networkConfig } : {}), macs: mac ? [mac] : [] };
         },
       },

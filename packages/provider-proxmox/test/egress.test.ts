@@ -1,6 +1,7 @@
 import { instanceName, type ProviderError } from '@egress-proxies/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSetup, startFakeSetup } from '../src/test/index.js';
+import { seedNetworkConfig } from './seed-network-config.js';
 
 let s: FakeSetup;
 beforeEach(async () => {
@@ -32,21 +33,13 @@ const req = (n: string) => ({
 });
 const vmidOf = (id: string) => Number(id.split('/')[1]);
 
-/** The network-config file inside a VM's seed ISO (ISO 9660 keeps file bytes as written). */
-function seedNetworkConfig(name: string): {
+/** The network-config file inside a VM's seed ISO, parsed. */
+function seedNetwork(name: string): {
   ethernets: Record<string, { match: { macaddress: string }; addresses: string[] }>;
 } {
-  const vol = s.fake.volumes('pve1', 'local').get(`iso/${name}-seed.iso`);
-  if (!vol?.data) throw new Error(`no seed for ${name}`);
-  const text = Buffer.from(vol.data).toString('latin1');
-  const start = text.indexOf('{\n  "version": 2');
-  if (start < 0) throw new Error(`the seed of ${name} has no network-config`);
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    if (text[i] === '{') depth++;
-    if (text[i] === '}' && --depth === 0) return JSON.parse(text.slice(start, i + 1));
-  }
-  throw new Error('unterminated network-config');
+  const text = seedNetworkConfig(s.fake, 'pve1', name);
+  if (text === undefined) throw new Error(`the seed of ${name} has no network-config`);
+  return JSON.parse(text);
 }
 
 describe('egress plans', () => {
@@ -117,7 +110,7 @@ describe('egress plans', () => {
     const inst = await p.get(id);
     const net0 = String(s.fake.vm(vmidOf(id)).config.net0);
     const mac = /^\w+=([0-9A-F:]{17})/i.exec(net0)?.[1]?.toLowerCase();
-    const nc = seedNetworkConfig(req('a').name);
+    const nc = seedNetwork(req('a').name);
     expect(nc.ethernets.eth0?.match.macaddress).toBe(mac);
     expect(nc.ethernets.eth0?.addresses).toEqual([`${inst.egress?.ipv4}/29`, `${inst.egress?.ipv6}/64`]);
   });
@@ -141,7 +134,7 @@ describe('egress plans', () => {
     const id = await p.create(req('a'));
     expect([...s.fake.vms.values()].filter((v) => v.config.name === req('a').name)).toHaveLength(1);
     expect((await p.get(id)).egress?.ipv4).toBe(recorded);
-    expect(seedNetworkConfig(req('a').name).ethernets.eth0?.addresses[0]).toBe(`${recorded}/29`);
+    expect(seedNetwork(req('a').name).ethernets.eth0?.addresses[0]).toBe(`${recorded}/29`);
   });
 
   it("a create cut off while PVE still clones keeps its address from other names until the clone's mark holds it", async () => {

@@ -93,8 +93,15 @@ export class ChaosBackends {
     return token;
   }
 
-  /** The providers file the operator replicas read (the fault cloud through `module:`). */
-  providersConfig(modulePath: string, localPorts: { min: number; max: number }): string {
+  /**
+   * The providers file the operator replicas read (the fault cloud through `module:`, its creates
+   * under their own deadline, `faultCreateTimeout`, as a provider entry's `createTimeout`).
+   */
+  providersConfig(
+    modulePath: string,
+    localPorts: { min: number; max: number },
+    faultCreateTimeout: string,
+  ): string {
     const { url, tokenFile, caFile, nodes, isoStorage, templates, machineTypes } = this.pve.config as Record<
       string,
       unknown
@@ -115,6 +122,7 @@ export class ChaosBackends {
         name: 'fault',
         type: 'faultcloud',
         module: modulePath,
+        createTimeout: faultCreateTimeout,
         faultcloud: { url: this.cloud.url, tokenFile: this.cloudTokenFile },
       },
     ]);

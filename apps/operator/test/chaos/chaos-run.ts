@@ -3,11 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, type KubeControlPlane } from '@egress-proxies/testenv-kube';
 import type { ProxyObject } from '../../src/api/proxy.js';
+import { DEFAULTS } from '../../src/engine/reconcile/pass-base.js';
+import { backoffViolations } from '../support/backoff-gaps.js';
 import { startClusterWithCrds } from '../support/cluster.js';
-import { createProxy, listEvents, proxiesPath } from '../support/harness.js';
+import { createProxy, listEvents, patchProxySpec, proxiesPath } from '../support/harness.js';
 import { seededRandom } from '../support/seeded-random.js';
+import { within } from '../support/within.js';
 import { backendName, ChaosBackends, type ChaosProvider, PROVIDERS } from './backends.js';
 import { checkInventory, checkMetricsAndEvents, secretLines } from './end-checks.js';
+import type { CloudCreate } from './fault-cloud.js';
 import { type FaultCounts, FaultPlan } from './fault-plan.js';
 import { OperatorReplicas } from './operator-replicas.js';
 
@@ -39,6 +43,17 @@ const MODULE = join(__dirname, 'fault-cloud-provider.mjs');
 /** The operators' pass deadline, deliberately short: slow creates outlast it. */
 const PASS_DEADLINE_MS = 4_000;
 const SLOW_CREATE_MS = 7_000;
+/**
+ * The fault cloud's create deadline (its entry's `createTimeout`): past a slow create, and well
+ * past the abort grace, so an abort by an edit and one by the deadline are told apart.
+ */
+const FAULT_CREATE_TIMEOUT_MS = 15_000;
+/** How long an edit lets a running create finish before aborting it (`run` has no flag for it). */
+const ABORT_GRACE_MS = DEFAULTS.abortGraceMs;
+/** The operators' backoff tiers: the gaps between a failed create and the next are held to them. */
+const TRANSIENT_BACKOFF = { baseMs: 200, maxMs: 4_000 };
+const QUOTA_BACKOFF = { baseMs: 1_000, maxMs: 8_000 };
+const backoffFlag = (b: { baseMs: number; maxMs: number }) => `${b.baseMs}ms,${b.maxMs}ms`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,7 +98,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
     const providersPath = join(dir, 'providers.yaml');
     // Ports of its own for this run's local proxies, away from the other suites' ranges.
     const base = 47_000 + (process.pid % 40) * 100;
-    writeFileSync(providersPath, backends.providersConfig(MODULE, { min: base, max: base + 99 }));
+    writeFileSync(
+      providersPath,
+      backends.providersConfig(MODULE, { min: base, max: base + 99 }, `${FAULT_CREATE_TIMEOUT_MS}ms`),
+    );
 
     const replicas = new OperatorReplicas({
       main: MAIN,
@@ -112,7 +130,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
           '--latch-retry',
           '15s',
         ],
-        ...['--transient-backoff', '200ms,4s', '--quota-backoff', '1s,8s'],
+        ...['--transient-backoff', backoffFlag(TRANSIENT_BACKOFF)],
+        ...['--quota-backoff', backoffFlag(QUOTA_BACKOFF)],
       ],
     });
     cleanup.push(() => replicas.stop());
@@ -125,6 +144,23 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
     );
     for (const [i, name] of names.entries())
       await createProxy(cp, NS, name, backends.spec(providerOf.get(name)!, i, sentinel));
+    // Two fault-cloud Proxies whose creates never answer: one edited while its create hangs, one
+    // left to the create deadline; and one whose creates climb the backoff ladder (Transient
+    // three times, then QuotaExceeded twice). None of them is deleted along the way.
+    const [edited, deadlined, laddered] = names.filter((n) => providerOf.get(n) === 'fault') as [
+      string,
+      string,
+      string,
+    ];
+    backends.cloud.hangCreatesOf(backendName(NS, edited));
+    backends.cloud.hangCreatesOf(backendName(NS, deadlined));
+    backends.cloud.scriptCreates(backendName(NS, laddered), [
+      'Transient',
+      'Transient',
+      'Transient',
+      'QuotaExceeded',
+      'QuotaExceeded',
+    ]);
     replicas.start('a');
     replicas.start('b');
     replicas.scrapeEvery(1_000);
@@ -175,7 +211,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
       },
     });
     const failedWithoutInstance = new Set<string>();
-    const deletable = [...names];
+    const deletable = names.filter((n) => ![edited, deadlined, laddered].includes(n));
     for (let d = 0; d < o.deletes; d++) {
       const name = deletable.splice(Math.floor(random() * deletable.length), 1)[0]!;
       steps.push({
@@ -196,16 +232,24 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
     steps.sort((a, b) => a.at - b.at);
 
     const plan = new FaultPlan(backends, random, SLOW_CREATE_MS);
-    const started = Date.now();
-    while (Date.now() - started < o.chaosMs || steps.length > 0) {
+    // Faults land from the start, while the first creates run; the schedule (kills, the API
+    // server restart) waits for the edit of a hung create to play out, since a kill would end
+    // that create before the edit could.
+    let started: number | undefined;
+    const edit = editWhileHung(cp, backends, edited, sentinel, say).finally(() => {
+      started = Date.now();
+    });
+    edit.catch(() => {}); // awaited after the chaos phase
+    while (started === undefined || Date.now() - started < o.chaosMs || steps.length > 0) {
       plan.tick();
-      while (steps.length > 0 && steps[0]!.at <= Date.now() - started) {
+      while (started !== undefined && steps.length > 0 && steps[0]!.at <= Date.now() - started) {
         const step = steps.shift()!;
         say(`chaos: ${Math.round((Date.now() - started) / 1000)}s ${step.what}`);
         await step.run();
       }
       await sleep(200 + Math.floor(random() * 500));
     }
+    const hungEdit = await edit;
     plan.calm();
     say('chaos: calm; waiting for every Proxy to settle');
     for (const slot of replicas.slots()) replicas.start(slot);
@@ -286,6 +330,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
       (c) => c.tokenId === 'root@pam!rotated' && c.status === 200,
     );
     if (!rotatedUse) problems.push('no proxmox call used the rotated token');
+    problems.push(...checkHangs(backends, hungEdit, live, edited, deadlined));
+    const backoff = backoffViolations(
+      backends.cloud.creates,
+      new Set([edited, ...deleted].map((n) => backendName(NS, n))),
+      { transientMs: TRANSIENT_BACKOFF.baseMs, quotaMs: QUOTA_BACKOFF.baseMs },
+    );
+    problems.push(...backoff.violations);
+    if (backoff.checked === 0) problems.push('no gap after a failed create was checked against the backoff');
     const f = faults;
     const line = [
       `chaos seed=${o.seed} proxies=${names.length} deleted=${deleted.length}`,
@@ -294,7 +346,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
       `api-restarts=${apiRestarts} rotations=${rotations}`,
       `instances=${inv.instances} orphans=${inv.orphans.length} duplicates=${inv.duplicates.length} leaked=${inv.leaked.length}`,
       `secret-lines=${secrets.hits.length} log-lines=${secrets.lines} events=${events.length}`,
-      `faults=transient:${f.transient},quota:${f.quota},permanent:${f.permanent},slow:${f.slow},async:${f.async}`,
+      `faults=transient:${f.transient},quota:${f.quota},permanent:${f.permanent},slow:${f.slow},async:${f.async},hang:${f.hang}`,
+      `backoff-gaps=${backoff.checked}`,
       problems.length ? 'FAIL' : 'OK',
     ].join(' ');
     ok = problems.length === 0;
@@ -304,4 +357,72 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosSummary> {
     // A failed run keeps its logs for a look; a passing one leaves nothing behind.
     if (ok) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The hung create an edit met, and when the edit was sent (wall-clock ms). */
+interface HungEdit {
+  call: CloudCreate;
+  editedAt: number;
+}
+
+/**
+ * Waits for the first create of `name` to hang on the fault cloud, then edits the Proxy's
+ * cloud-init while it hangs, and waits until that create has ended and its cause was reported
+ * (before any kill lands, which would end it otherwise). Bounded by the operator's start and the
+ * create deadline, with room for a loaded machine.
+ */
+async function editWhileHung(
+  cp: KubeControlPlane,
+  backends: ChaosBackends,
+  name: string,
+  sentinel: string,
+  say: (line: string) => void,
+): Promise<HungEdit> {
+  const key = backendName(NS, name);
+  const inFlight = () =>
+    backends.cloud.creates.find((c) => c.name === key && c.outcome === 'hang' && c.closedAt === undefined);
+  if (!(await within(180_000, () => inFlight() !== undefined, 100)))
+    throw new Error(`chaos: the first create of ${name} never reached the fault cloud`);
+  const call = inFlight()!;
+  const editedAt = Date.now();
+  await patchProxySpec(cp, NS, name, { cloudInit: { inline: `#cloud-config\n# ${sentinel}\n# edited\n` } });
+  say(`chaos: ${name} edited while its create hangs`);
+  await within(FAULT_CREATE_TIMEOUT_MS + 60_000, () => call.cause !== undefined, 100);
+  return { call, editedAt };
+}
+
+/**
+ * The hung creates: the edited Proxy's was aborted by its edit after the abort grace (not by the
+ * deadline, nor left hanging) and it runs an instance of its edited generation; the other one's
+ * hung creates were ended by the create deadline.
+ */
+function checkHangs(
+  backends: ChaosBackends,
+  hung: HungEdit,
+  live: ProxyObject[],
+  edited: string,
+  deadlined: string,
+): string[] {
+  const problems: string[] = [];
+  const { call, editedAt } = hung;
+  if (call.cause !== 'spec-changed')
+    problems.push(
+      `the hung create of ${edited} was not aborted by its edit (ended by: ${call.cause ?? 'nothing reported'})`,
+    );
+  else if (call.endedAt !== undefined && call.endedAt - editedAt < ABORT_GRACE_MS - 1)
+    problems.push(
+      `the hung create of ${edited} was aborted ${Math.round(call.endedAt - editedAt)} ms after its edit, within the ${ABORT_GRACE_MS} ms grace`,
+    );
+  const p = live.find((x) => x.metadata.name === edited);
+  if (p && p.status?.instanceGeneration !== p.metadata.generation)
+    problems.push(
+      `${edited} runs an instance of generation ${p.status?.instanceGeneration}, not its edit's (${p.metadata.generation})`,
+    );
+  const key = backendName(NS, deadlined);
+  const ends = backends.cloud.creates.filter((c) => c.name === key && c.outcome === 'hang');
+  if (!ends.some((c) => c.cause === 'deadline'))
+    problems.push(
+      `no hung create of ${deadlined} was ended by the create deadline (ended by: ${ends.map((c) => c.cause ?? 'nothing reported').join(', ')})`,
+    );
+  return problems;
 }

@@ -78,9 +78,28 @@ function classify(status, body, what) {
   return transientError(message, { code: ErrorCode.BackendError });
 }
 
+/** Wall-clock ms with a fraction: the fault cloud compares two times of one process by it. */
+const now = () => performance.timeOrigin + performance.now();
+
+/** Why the operator aborted a create, as the chaos run tells the causes apart. */
+function abortCause(reason) {
+  const text = String(reason?.message ?? reason);
+  if (reason?.name === 'TimeoutError' || /deadline/.test(text)) return 'deadline';
+  if (/spec of the Proxy changed/.test(text)) return 'spec-changed';
+  return 'other';
+}
+
 export function createFaultCloudProvider(config, { name = FAULT_CLOUD_TYPE } = {}) {
   let closed = false;
-  const call = async (operation, opts, method, path, body) => {
+  let creates = 0;
+  /**
+   * The last create of each instance name made by this process: `seq@endedAt@cause`. The next
+   * create of the name hands it to the fault cloud, which learns from it when the caller saw the
+   * earlier call end and why (a hung call's abort happens here, not on the cloud), so the run can
+   * hold the gaps between failed creates to the configured backoff.
+   */
+  const lastCreate = new Map();
+  const call = async (operation, opts, method, path, body, headers = {}) => {
     const log = loggerOf(opts).child({ provider: name, operation });
     const started = performance.now();
     try {
@@ -99,6 +118,7 @@ export function createFaultCloudProvider(config, { name = FAULT_CLOUD_TYPE } = {
           method,
           headers: {
             authorization: `Bearer ${token}`,
+            ...headers,
             ...(body ? { 'content-type': 'application/json' } : {}),
           },
           ...(body ? { body: JSON.stringify(body) } : {}),
@@ -138,13 +158,37 @@ export function createFaultCloudProvider(config, { name = FAULT_CLOUD_TYPE } = {
     type: FAULT_CLOUD_TYPE,
     profile: PROFILE,
     async create(req, opts) {
-      const r = await call('create', opts, 'POST', '/instances', {
-        name: req.name,
-        uid: req.uid,
-        installation: req.installation,
-        ...(req.cloudInit !== undefined ? { cloudInit: req.cloudInit } : {}),
-      });
-      return r.id;
+      const seq = ++creates;
+      const headers = {
+        'x-chaos-call': `${process.pid}/${seq}@${now()}`,
+        ...(lastCreate.has(req.name) ? { 'x-chaos-prev': lastCreate.get(req.name) } : {}),
+      };
+      // The abort listeners run together when the operator aborts: this time precedes whatever
+      // the operator does next with the failure.
+      let aborted;
+      const onAbort = () => {
+        aborted = { at: now(), cause: abortCause(opts.signal.reason) };
+      };
+      opts?.signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const r = await call(
+          'create',
+          opts,
+          'POST',
+          '/instances',
+          {
+            name: req.name,
+            uid: req.uid,
+            installation: req.installation,
+            ...(req.cloudInit !== undefined ? { cloudInit: req.cloudInit } : {}),
+          },
+          headers,
+        );
+        return r.id;
+      } finally {
+        opts?.signal?.removeEventListener('abort', onAbort);
+        lastCreate.set(req.name, `${seq}@${aborted?.at ?? now()}@${aborted?.cause ?? ''}`);
+      }
     },
     async get(id, opts) {
       return toInstance(await call('get', opts, 'GET', `/instances/${encodeURIComponent(id)}`));

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { CreateCall } from '../support/backoff-gaps.js';
 
 /** The error classes the fault cloud answers with, as its provider maps them. */
 export type FaultClass = 'Transient' | 'QuotaExceeded' | 'Permanent';
@@ -10,7 +11,24 @@ export type CloudFault =
   /** The create is accepted (its id answered) and fails later: `get` reports the failure. */
   | { kind: 'async'; class: 'QuotaExceeded' | 'Permanent' }
   /** The create takes `ms` before it answers; it completes even if the caller went away. */
-  | { kind: 'slow'; ms: number };
+  | { kind: 'slow'; ms: number }
+  /** The create is never answered: only the caller's abort (its deadline, an edit, a kill) ends it. */
+  | { kind: 'hang' };
+
+/** Why the operator aborted a hung create, as its provider saw the signal's reason. */
+export type AbortCause = 'deadline' | 'spec-changed' | 'other';
+
+/**
+ * One create request, timed by the calling operator process (`epoch` is its pid): its end and,
+ * for an aborted one, the abort's cause arrive with that process's next create of the name.
+ */
+export interface CloudCreate extends CreateCall {
+  epoch: string;
+  seq: number;
+  cause?: AbortCause;
+  /** When the cloud saw a hung create's connection close (its own clock, wall-clock ms). */
+  closedAt?: number;
+}
 
 export type CloudOp = 'create' | 'get' | 'delete' | 'list';
 
@@ -28,6 +46,7 @@ interface Instance {
 }
 
 const STATUS: Record<FaultClass, number> = { Transient: 503, QuotaExceeded: 429, Permanent: 403 };
+const OUTCOME = { Transient: 'transient', QuotaExceeded: 'quota', Permanent: 'permanent' } as const;
 
 /**
  * A small stateful cloud on loopback for the chaos run's third-party provider: instances keyed by
@@ -51,6 +70,12 @@ export class FaultCloud {
   /** Tokens whose bearer is accepted. */
   readonly tokens = new Set<string>();
   readyAfterMs = 300;
+  /** Every create request, in arrival order. */
+  readonly creates: CloudCreate[] = [];
+  /** Names whose creates hang until the operator aborts one (by its deadline or an edit). */
+  readonly #hanging = new Set<string>();
+  /** Names whose next creates are answered with these classes, in order (not counted as served). */
+  readonly #scripted = new Map<string, FaultClass[]>();
   #armed = new Map<CloudOp, CloudFault[]>();
   /** Creates still running, by name: a second create of the name answers with the first's id. */
   readonly #pending = new Map<string, Promise<string>>();
@@ -82,7 +107,21 @@ export class FaultCloud {
     this.#armed.set(op, list);
   }
 
-  /** Drops every fault not served yet. */
+  /**
+   * Every create of `name` hangs until the operator aborts one by its create deadline or an edit
+   * (learnt from the next create's report, which is then served as usual): an operator killed
+   * meanwhile does not spend the fault, its successor's create hangs again.
+   */
+  hangCreatesOf(name: string): void {
+    this.#hanging.add(name);
+  }
+
+  /** The next creates of `name` are answered with `classes`, in order, before any armed fault. */
+  scriptCreates(name: string, classes: FaultClass[]): void {
+    this.#scripted.set(name, [...classes]);
+  }
+
+  /** Drops every fault not served yet (a name's hang stays until its cause is seen). */
   disarm(): void {
     this.#armed.clear();
   }
@@ -97,7 +136,7 @@ export class FaultCloud {
     const f = list?.shift();
     if (list && list.length === 0) this.#armed.delete(op);
     if (f) {
-      const key = f.kind === 'slow' ? 'slow' : `${f.kind}:${f.class}`;
+      const key = f.kind === 'slow' || f.kind === 'hang' ? f.kind : `${f.kind}:${f.class}`;
       this.served[key] = (this.served[key] ?? 0) + 1;
     }
     return f;
@@ -134,6 +173,10 @@ export class FaultCloud {
     const m = /^\/instances(?:\/([^/]+))?$/.exec(url.pathname);
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!token || !this.tokens.has(token)) {
+      if (req.method === 'POST' && m && !m[1]) {
+        const name = (JSON.parse(Buffer.concat(chunks).toString() || '{}') as { name?: string }).name;
+        if (name) this.#record(req, name).outcome = 'permanent';
+      }
       // The provider takes a refused token as Permanent: counted as that class, by name.
       const who = m?.[1] ? this.instances.get(decodeURIComponent(m[1]))?.name : undefined;
       const body =
@@ -156,21 +199,38 @@ export class FaultCloud {
     const op: CloudOp =
       req.method === 'POST' ? 'create' : req.method === 'DELETE' ? 'delete' : id ? 'get' : 'list';
     const nameOf = (i?: string) => (i ? this.instances.get(i)?.name : undefined);
-    const fault = this.#take(op);
+    const body =
+      op === 'create'
+        ? (JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
+            name: string;
+            uid: string;
+            installation: string;
+            cloudInit?: string;
+          })
+        : undefined;
+    const record = body ? this.#record(req, body.name) : undefined;
+    const scripted = body && this.#scripted.get(body.name)?.shift();
+    const fault: CloudFault | undefined =
+      body && this.#hanging.has(body.name)
+        ? { kind: 'hang' }
+        : scripted
+          ? { kind: 'error', class: scripted }
+          : this.#take(op);
     if (fault?.kind === 'error') {
-      const body =
-        op === 'create' ? (JSON.parse(Buffer.concat(chunks).toString() || '{}') as { name?: string }) : {};
-      fail(fault.class, `injected ${fault.class} answer to ${op}`, body.name ?? nameOf(id));
+      if (record) record.outcome = OUTCOME[fault.class];
+      fail(fault.class, `injected ${fault.class} answer to ${op}`, body?.name ?? nameOf(id));
       return;
     }
-    if (op === 'create') {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as {
-        name: string;
-        uid: string;
-        installation: string;
-        cloudInit?: string;
-      };
-      this.#create(body, fault, send, fail);
+    if (body && record) {
+      if (fault?.kind === 'hang') {
+        record.outcome = 'hang';
+        // Never answered; the caller's abort closes the connection.
+        res.once('close', () => {
+          record.closedAt = Date.now();
+        });
+        return;
+      }
+      this.#create(body, fault, record, send, fail);
       return;
     }
     if (op === 'list') {
@@ -214,27 +274,61 @@ export class FaultCloud {
     });
   }
 
+  /**
+   * Records a create request from its `x-chaos-call` header (`pid/seq@at`), and completes the
+   * record of that process's earlier create of the name from `x-chaos-prev` (`seq@endedAt@cause`).
+   * A hung create of `name` reported aborted by the operator lifts the name's hang.
+   */
+  #record(req: IncomingMessage, name: string): CloudCreate {
+    const call = /^(\d+)\/(\d+)@([\d.]+)$/.exec(String(req.headers['x-chaos-call'] ?? ''));
+    const epoch = call?.[1] ?? 'unknown';
+    const record: CloudCreate = {
+      name,
+      epoch,
+      seq: Number(call?.[2] ?? 0),
+      at: Number(call?.[3] ?? Date.now()),
+      outcome: 'error',
+    };
+    const prev = /^(\d+)@([\d.]+)@(\S*)$/.exec(String(req.headers['x-chaos-prev'] ?? ''));
+    if (prev) {
+      const earlier = this.creates.find((c) => c.epoch === epoch && c.seq === Number(prev[1]));
+      if (earlier) {
+        earlier.endedAt = Number(prev[2]);
+        if (prev[3]) earlier.cause = prev[3] as AbortCause;
+        if (earlier.outcome === 'hang' && (earlier.cause === 'deadline' || earlier.cause === 'spec-changed'))
+          this.#hanging.delete(name);
+      }
+    }
+    this.creates.push(record);
+    return record;
+  }
+
   #create(
     body: { name: string; uid: string; installation: string },
     fault: CloudFault | undefined,
+    record: CloudCreate,
     send: (status: number, body: unknown, cls?: FaultClass, name?: string) => void,
     fail: (cls: FaultClass, message: string, name?: string) => void,
   ): void {
     const started = Date.now();
     const pending = this.#pending.get(body.name);
     if (pending) {
+      record.outcome = 'done';
       void pending.then((id) => send(200, { id }));
       return;
     }
     const existing = [...this.instances.values()].find((i) => i.name === body.name);
     if (existing && !existing.failed) {
       if (existing.uid && existing.uid !== body.uid) {
+        record.outcome = 'permanent';
         fail('Permanent', `instance ${body.name} belongs to uid ${existing.uid}`, body.name);
         return;
       }
+      record.outcome = 'done';
       send(200, { id: existing.id });
       return;
     }
+    record.outcome = fault?.kind === 'async' ? 'async' : 'done';
     if (existing?.failed) this.instances.delete(existing.id);
     // The disk first: a create cut short after this leaves it for the next create (or a leak).
     this.disks.add(body.name);

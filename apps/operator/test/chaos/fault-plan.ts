@@ -11,6 +11,8 @@ export interface FaultCounts {
   slow: number;
   /** Creates accepted and failed afterwards. */
   async: number;
+  /** Creates never answered, ended by the operator's create deadline (as the provider saw the abort). */
+  hang: number;
 }
 
 const PVE_STEPS = [
@@ -33,8 +35,9 @@ const CLOUD_OPS: CloudOp[] = ['create', 'get', 'delete', 'list'];
 /**
  * Arms faults on the backends, one a tick, drawn from the seeded generator: Transient,
  * QuotaExceeded and Permanent answers at every step of every backend that has them, creates that
- * outlast the pass deadline (slow Proxmox clone tasks, slow fault-cloud creates), and creates
- * that fail after they were accepted (Compute's insert operations, the fault cloud's). A fault
+ * outlast the pass deadline (slow Proxmox clone tasks, slow fault-cloud creates), creates that
+ * fail after they were accepted (Compute's insert operations, the fault cloud's), and fault-cloud
+ * creates that never answer (ended by the operator's create deadline, or a kill). A fault
  * armed on a backend waits for the next call of its step, from whichever operator runs then.
  */
 export class FaultPlan {
@@ -119,7 +122,8 @@ export class FaultPlan {
     else if (r < 0.65) cloud.arm('create', { kind: 'error', class: 'Permanent' });
     else if (r < 0.8)
       cloud.arm('create', { kind: 'async', class: this.random() < 0.5 ? 'QuotaExceeded' : 'Permanent' });
-    else cloud.arm('create', { kind: 'slow', ms: this.slowMs });
+    else if (r < 0.92) cloud.arm('create', { kind: 'slow', ms: this.slowMs });
+    else cloud.arm('create', { kind: 'hang' });
   }
 
   /** No new faults; those armed and not served yet are dropped; clones are fast again. */
@@ -159,6 +163,7 @@ export class FaultPlan {
         gce.filter((i) => i.kind.startsWith('async:')).length +
         n('async:QuotaExceeded') +
         n('async:Permanent'),
+      hang: this.b.cloud.creates.filter((c) => c.outcome === 'hang' && c.cause === 'deadline').length,
     };
   }
 }

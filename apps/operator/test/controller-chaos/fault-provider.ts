@@ -7,6 +7,7 @@ import {
 } from '@egress-proxies/contract';
 import { sleep } from '@egress-proxies/provider-utils';
 import type { ProviderHandle } from '../../src/engine/reconcile/types.js';
+import type { CreateCall } from '../support/backoff-gaps.js';
 
 export interface FaultRates {
   transient: number;
@@ -24,14 +25,6 @@ export interface FaultRates {
    * deadline ends it.
    */
   hang?: number;
-}
-
-/** One create call as the backend saw it: when, for which Proxy, in which controller's life, and how it ended. */
-export interface CreateCall {
-  name: string;
-  at: number;
-  epoch: number;
-  outcome: 'transient' | 'quota' | 'permanent' | 'async' | 'hang' | 'done' | 'error';
 }
 
 export interface FaultCounts {
@@ -82,6 +75,7 @@ export function faultProvider(handle: ProviderHandle, rates: FaultRates, random:
         call.outcome = 'hang';
         // Deaf: it records what ended it (the deadline, an edit, a stop) and never settles.
         o?.signal?.addEventListener('abort', () => {
+          call.endedAt = performance.now();
           const ends = hangEnds.get(req.name) ?? [];
           ends.push(o.signal?.reason);
           hangEnds.set(req.name, ends);
@@ -93,6 +87,7 @@ export function faultProvider(handle: ProviderHandle, rates: FaultRates, random:
       if (next) {
         counts[next]++;
         call.outcome = next;
+        call.endedAt = performance.now();
         throw next === 'quota'
           ? quotaExceededError('chaos: scripted quota failure of create')
           : transientError('chaos: scripted transient failure of create');
@@ -101,6 +96,7 @@ export function faultProvider(handle: ProviderHandle, rates: FaultRates, random:
         draw('create');
       } catch (err) {
         call.outcome = isQuotaExceeded(err) ? 'quota' : 'transient';
+        call.endedAt = performance.now();
         throw err;
       }
       const id = `hosts/${req.placement.zone}/domains/${req.name}`;
@@ -130,6 +126,7 @@ export function faultProvider(handle: ProviderHandle, rates: FaultRates, random:
       }
       const made = await inner.create(req, o);
       call.outcome = 'done';
+      call.endedAt = performance.now();
       return made;
     },
     async get(id: string, o?: { signal?: AbortSignal }) {

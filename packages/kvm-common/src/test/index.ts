@@ -1,5 +1,6 @@
 // The address sources by number, for checking the order a flavour asks them in.
 export { DomainInterfaceAddressesSource } from 'libvirt-rpc-ts';
+export { KVM_EGRESS_CASES, kvmEgressConformanceHarness } from './egress-harness.js';
 export {
   FAKE_HOST_CONDITIONS,
   type FakeCall,
@@ -54,4 +55,5 @@ export { describeRealSharedHost, type RealSharedHostSuiteOptions } from './real-
 export { type RealSuiteHost, useRealHost } from './real-suite-host.js';
 export type { RealSuiteEnv, RealSuiteOptions } from './real-suite-options.js';
 export type { RealTracing } from './real-tracing.js';
+export { rootFileOfIso } from './seed-iso-file.js';
 export { runningVitest, type SuiteVitest } from './vitest-api.js';

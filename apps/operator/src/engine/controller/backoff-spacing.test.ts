@@ -1,16 +1,7 @@
 import { quotaExceededError, transientError } from '@egress-proxies/contract';
 import { describe, expect, it } from 'vitest';
+import { testController, until } from '../../../test/support/controller-fixture.js';
 import { newProxy, referenceHandle, withOverrides } from '../../../test/support/reconcile-fixture.js';
-import { MemoryProxyStore } from '../store/memory-proxy-store.js';
-import { ProxyController } from './proxy-controller.js';
-
-async function until(what: string, fn: () => boolean, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('backoff between failed creates', () => {
   it('spaces creates by the documented backoff: the status write of a failure does not re-queue the Proxy at once', async () => {
@@ -27,17 +18,9 @@ describe('backoff between failed creates', () => {
         return inner(req, o);
       },
     });
-    const store = new MemoryProxyStore();
     const transient = { baseMs: 100, maxMs: 10_000 };
     const quota = { baseMs: 300, maxMs: 10_000 };
-    const c = new ProxyController({
-      store,
-      providers: { get: (n) => (n === 'ref' ? h : undefined), names: () => ['ref'] },
-      installation: 'install-A',
-      probe: async () => ({ ok: true, latencyMs: 1 }),
-      pollIntervalMs: 5,
-      rateLimiter: { jitter: 0, tiers: { transient, quota } },
-    });
+    const { store, c } = testController([h], { tiers: { transient, quota } });
     store.put(newProxy({}, 'counted'));
     c.start();
     await until('Ready', () => store.get('ns1/counted')?.status?.phase === 'Ready');
@@ -73,17 +56,9 @@ describe('backoff between failed creates', () => {
         return inner(req, o);
       },
     });
-    const store = new MemoryProxyStore();
     const transient = { baseMs: 200, maxMs: 10_000 };
     const quota = { baseMs: 300, maxMs: 10_000 };
-    const c = new ProxyController({
-      store,
-      providers: { get: (n) => (n === 'ref' ? h : undefined), names: () => ['ref'] },
-      installation: 'install-A',
-      probe: async () => ({ ok: true, latencyMs: 1 }),
-      pollIntervalMs: 5,
-      rateLimiter: { jitter: 0, tiers: { transient, quota } },
-    });
+    const { store, c } = testController([h], { tiers: { transient, quota } });
     store.put(newProxy({}, 'poked'));
     c.start();
     // Poke the key every 20 ms while it backs off: none of these may start a create early.

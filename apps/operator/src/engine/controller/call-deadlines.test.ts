@@ -1,25 +1,15 @@
 import { ErrorCode, ErrorKind, ProviderError } from '@egress-proxies/contract';
 import { describe, expect, it } from 'vitest';
+import { testController, until } from '../../../test/support/controller-fixture.js';
 import {
   newProxy,
   placement,
   referenceHandle,
   withOverrides,
 } from '../../../test/support/reconcile-fixture.js';
-import type { ProbeFn, ProviderHandle } from '../reconcile/types.js';
-import { MemoryProxyStore } from '../store/memory-proxy-store.js';
+import type { ProviderHandle } from '../reconcile/types.js';
+import type { MemoryProxyStore } from '../store/memory-proxy-store.js';
 import { deadlineCall, deadlineOf, withDeadline } from './call-deadline.js';
-import { ProxyController } from './proxy-controller.js';
-
-const ok: ProbeFn = async () => ({ ok: true, latencyMs: 1 });
-
-async function until(what: string, fn: () => boolean, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /**
  * A provider whose creates hang while `hang` is set, as a backend call that never answers:
@@ -45,27 +35,9 @@ function hangingCreates(name: string, opts: { deaf?: boolean } = {}) {
   return { handle: h, backend, ctl };
 }
 
-function controller(
-  handles: ProviderHandle[],
-  extra: Partial<ConstructorParameters<typeof ProxyController>[0]>,
-) {
-  const store = new MemoryProxyStore();
-  const byName = new Map(handles.map((h) => [h.name, h]));
-  const c = new ProxyController({
-    store,
-    providers: { get: (n) => byName.get(n), names: () => [...byName.keys()] },
-    installation: 'install-A',
-    probe: ok,
-    pollIntervalMs: 5,
-    workers: 2,
-    rateLimiter: {
-      jitter: 0,
-      tiers: { transient: { baseMs: 20, maxMs: 100 }, quota: { baseMs: 20, maxMs: 100 } },
-    },
-    ...extra,
-  });
-  return { store, c };
-}
+const TIERS = { transient: { baseMs: 20, maxMs: 100 }, quota: { baseMs: 20, maxMs: 100 } };
+const controller = (handles: ProviderHandle[], extra: Parameters<typeof testController>[1] = {}) =>
+  testController(handles, { workers: 2, tiers: TIERS, ...extra });
 
 const status = (store: MemoryProxyStore, name: string) => store.get(`ns1/${name}`)?.status;
 

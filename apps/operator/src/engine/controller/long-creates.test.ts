@@ -1,19 +1,9 @@
 import { loggerOf } from '@egress-proxies/provider-utils';
 import { describe, expect, it } from 'vitest';
+import { testController, until } from '../../../test/support/controller-fixture.js';
 import { newProxy, referenceHandle, withOverrides } from '../../../test/support/reconcile-fixture.js';
-import type { ProbeFn, ProviderHandle } from '../reconcile/types.js';
-import { MemoryProxyStore } from '../store/memory-proxy-store.js';
-import { ProxyController } from './proxy-controller.js';
-
-const ok: ProbeFn = async () => ({ ok: true, latencyMs: 1 });
-
-async function until(what: string, fn: () => boolean, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import type { ProviderHandle } from '../reconcile/types.js';
+import type { MemoryProxyStore } from '../store/memory-proxy-store.js';
 
 /** A provider whose creates wait for the test to let them finish, counting how many run at once. */
 function slowCreates(name: string) {
@@ -44,26 +34,9 @@ function slowCreates(name: string) {
   return { handle: h, backend, ctl, releaseAll };
 }
 
-function controller(
-  handles: ProviderHandle[],
-  extra: Partial<ConstructorParameters<typeof ProxyController>[0]>,
-) {
-  const store = new MemoryProxyStore();
-  const byName = new Map(handles.map((h) => [h.name, h]));
-  const c = new ProxyController({
-    store,
-    providers: { get: (n) => byName.get(n), names: () => [...byName.keys()] },
-    installation: 'install-A',
-    probe: ok,
-    pollIntervalMs: 5,
-    rateLimiter: {
-      jitter: 0,
-      tiers: { transient: { baseMs: 5, maxMs: 50 }, quota: { baseMs: 10, maxMs: 50 } },
-    },
-    ...extra,
-  });
-  return { store, c };
-}
+const TIERS = { transient: { baseMs: 5, maxMs: 50 }, quota: { baseMs: 10, maxMs: 50 } };
+const controller = (handles: ProviderHandle[], extra: Parameters<typeof testController>[1] = {}) =>
+  testController(handles, { tiers: TIERS, ...extra });
 
 const phase = (store: MemoryProxyStore, name: string) => store.get(`ns1/${name}`)?.status?.phase;
 
@@ -215,14 +188,7 @@ describe('ProxyController: long blocking creates', () => {
     first.store.delete('ns1/half');
     hold = false;
     // A fresh controller over the same store, as after a restart or a leader handover.
-    const byName = new Map([[h.name, h]]);
-    const second = new ProxyController({
-      store: first.store,
-      providers: { get: (n) => byName.get(n), names: () => [...byName.keys()] },
-      installation: 'install-A',
-      probe: ok,
-      pollIntervalMs: 5,
-    });
+    const second = testController([h], { store: first.store }).c;
     second.start();
     await until('Proxy gone', () => first.store.get('ns1/half') === undefined);
     expect(backend.domains()).toHaveLength(0);
@@ -250,15 +216,7 @@ describe('ProxyController: long blocking creates', () => {
     await first.c.stop(0);
     hold = false;
     // The next process: one create holds the only slot; the deleted Proxy's settling create waits.
-    const second = new ProxyController({
-      store: first.store,
-      providers: { get: (n) => (n === 'ref' ? h : undefined), names: () => ['ref'] },
-      installation: 'install-A',
-      probe: ok,
-      pollIntervalMs: 5,
-      blockedRetryMs: 5,
-      createConcurrency: 1,
-    });
+    const second = testController([h], { store: first.store, blockedRetryMs: 5, createConcurrency: 1 }).c;
     const started: string[] = [];
     const start = second.creates.start.bind(second.creates);
     second.creates.start = (key, meta, run) => {
