@@ -2,7 +2,8 @@
 //   node servers.mjs members N       N proxy-chain members (provider-local's Node engine)
 //   node servers.mjs gateway PORTS   the pool gateway over those members (comma-separated ports)
 //   node servers.mjs targets         an HTTP echo target and a TCP source of N bytes per connection
-// Each prints one JSON line with what it listens on, then runs until killed.
+// Each prints one JSON line with what it listens on, then runs until killed. The gateway exits
+// cleanly on SIGTERM, so a `--cpu-prof` run writes its profile.
 import { createServer as createHttp } from 'node:http';
 import { createServer as createTcp } from 'node:net';
 
@@ -20,8 +21,10 @@ if (kind === 'members') {
   console.log(JSON.stringify({ ports }));
 } else if (kind === 'gateway') {
   const { startGateway } = await import('../../dist/index.js');
-  const g = await startGateway({ pool: 'bench', connectTimeoutMs: 60_000 });
+  // The bench's one client address holds 5,000 tunnels at once: above the per-client default.
+  const g = await startGateway({ pool: 'bench', connectTimeoutMs: 60_000, maxConnectionsPerClient: 10_000 });
   g.members.setMembers(arg.split(',').map((p, i) => ({ name: `m${i}`, host: '127.0.0.1', port: Number(p) })));
+  process.once('SIGTERM', () => process.exit(0));
   console.log(JSON.stringify({ port: g.port }));
 } else if (kind === 'targets') {
   const body = Buffer.from('{"ip":"127.0.0.1"}\n');
