@@ -3,7 +3,9 @@
 //   direct:  the client talks to the target itself;
 //   member:  through one member alone (a proxy-chain process, provider-local's Node engine);
 //   gateway: through the pool gateway in front of that same member (one member in the pool);
-//   squid:   through a plain Squid forward proxy (no cache, no peers) in front of the target.
+//   squid:   through a plain Squid forward proxy (no cache, no peers) in front of the target;
+//   textbook (GETs only): the textbook Node forward proxy in front of the same member, the floor of
+//            the Node HTTP stack the gateway is built on.
 // A hop is a route minus the route it wraps: the gateway's hop is gateway - member, Squid's hop is
 // squid - direct. The routes take turns round after round (the order rotating) and each figure is
 // the median over the rounds, so a burst of load elsewhere on the machine hits every route alike;
@@ -100,11 +102,19 @@ async function startSquid(dir) {
   );
 }
 
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid) {
+/** CPU seconds a process has used so far, in user space and in the kernel. */
+function cpuTimes(pid) {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
+  return { user: Number(f[11]) / 100, sys: Number(f[12]) / 100 };
 }
+const cpuSeconds = (pid) => {
+  const t = cpuTimes(pid);
+  return t.user + t.sys;
+};
+const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -276,6 +286,7 @@ async function bench(squidDir) {
   const targets = await child(['targets']);
   const members = await child(['members', '1']);
   const gateway = await child(['gateway', members.ports.join(',')]);
+  const textbook = await child(['textbook', String(members.ports[0])]);
   const squid = await startSquid(squidDir);
   const url = `http://127.0.0.1:${targets.http}/`;
   const tcp = `127.0.0.1:${targets.tcp}`;
@@ -286,33 +297,49 @@ async function bench(squidDir) {
     member: { port: members.ports[0], path: url, tunnelPort: members.ports[0], pid: members.pid },
     gateway: { port: gateway.port, path: url, tunnelPort: gateway.port, pid: gateway.pid },
     squid: { port: squid.port, path: url, tunnelPort: squid.port, pid: squid.pid },
+    textbook: { port: textbook.port, path: url, pid: textbook.pid },
   };
   const names = Object.keys(routes);
+  const tunnelNames = names.filter((k) => routes[k].tunnelPort !== undefined);
   const modes = { 'keep-alive': true, 'new connection': false };
   const lat = {};
   const cpu = {};
   for (const m of Object.keys(modes)) {
     lat[m] = Object.fromEntries(names.map((k) => [k, []]));
-    cpu[m] = Object.fromEntries(names.map((k) => [k, 0]));
+    cpu[m] = Object.fromEntries(names.map((k) => [k, { user: 0, sys: 0 }]));
   }
-  const tput = Object.fromEntries(names.map((k) => [k, []]));
-  const tputCpu = Object.fromEntries(names.map((k) => [k, 0]));
-  // Round r starts at route r (mod 4): no route always follows the same one.
-  const order = (r) => names.map((_, i) => names[(i + r) % names.length]);
+  const tput = Object.fromEntries(tunnelNames.map((k) => [k, []]));
+  const tputCpu = Object.fromEntries(tunnelNames.map((k) => [k, 0]));
+  // Every process a transfer runs through (target, member, the hop, this client): where they
+  // share busy cores, a route's throughput goes as the inverse of this total.
+  const chainCpu = Object.fromEntries(tunnelNames.map((k) => [k, 0]));
+  const chain = (k) =>
+    cpuSeconds(targets.pid) +
+    (k === 'direct' ? 0 : cpuSeconds(members.pid)) +
+    (k === 'gateway' || k === 'squid' ? cpuSeconds(routes[k].pid) : 0) +
+    selfCpu();
+  // Round r starts at route r: no route always follows the same one.
+  const order = (list, r) => list.map((_, i) => list[(i + r) % list.length]);
   for (let r = 0; r < ROUNDS; r++)
     for (const [m, keepAlive] of Object.entries(modes))
-      for (const k of order(r)) {
+      for (const k of order(names, r)) {
         const { port, path, pid } = routes[k];
-        const c0 = pid ? cpuSeconds(pid) : 0;
+        const c0 = pid ? cpuTimes(pid) : undefined;
         lat[m][k].push(await latency(port, path, GETS, keepAlive));
-        if (pid) cpu[m][k] += cpuSeconds(pid) - c0;
+        if (c0) {
+          const c1 = cpuTimes(pid);
+          cpu[m][k].user += c1.user - c0.user;
+          cpu[m][k].sys += c1.sys - c0.sys;
+        }
       }
   for (let r = 0; r < ROUNDS; r++)
-    for (const k of order(r)) {
+    for (const k of order(tunnelNames, r)) {
       const { tunnelPort, pid } = routes[k];
       const c0 = pid ? cpuSeconds(pid) : 0;
+      const a0 = chain(k);
       tput[k].push(await throughput(tunnelPort, tcp, TUNNEL_BYTES));
       if (pid) tputCpu[k] += cpuSeconds(pid) - c0;
+      chainCpu[k] += chain(k) - a0;
     }
   const gwBefore = peakRss(gateway.pid);
   const held = await holdTunnels(gateway.port, tcp);
@@ -326,12 +353,17 @@ async function bench(squidDir) {
     gateway: p(m, 'gateway', q) - p(m, 'member', q),
     squid: p(m, 'squid', q) - p(m, 'direct', q),
   });
-  const usPerGet = (m, k) => (cpu[m][k] * 1e6) / (ROUNDS * (GETS + WARMUP));
+  const perGet = (s) => (s * 1e6) / (ROUNDS * (GETS + WARMUP));
+  const usPerGet = (m, k) => perGet(cpu[m][k].user + cpu[m][k].sys);
+  const cpuCell = (m, k) =>
+    `${fixed(usPerGet(m, k), 0)} (${fixed(perGet(cpu[m][k].user), 0)} + ${fixed(perGet(cpu[m][k].sys), 0)})`;
   const mibs = (k) => median(tput[k]);
-  const sPerGiB = (k) => tputCpu[k] / ((ROUNDS * TUNNEL_BYTES) / (1 << 30));
+  const GiBs = (ROUNDS * TUNNEL_BYTES) / (1 << 30);
+  const sPerGiB = (k) => tputCpu[k] / GiBs;
+  const chainPerGiB = (k) => chainCpu[k] / GiBs;
   // A target "at most Squid's": met when the gateway's figure is not above Squid's; by how much either way.
   const atMost = (gw, sq, unit, d) =>
-    `${gw <= sq ? 'met' : 'missed'}: ${fixed(gw, d)} vs ${fixed(sq, d)} ${unit} (${gw <= sq ? '' : '+'}${fixed(gw - sq, d)} ${unit}${sq > 0 ? `, ${fixed(gw / sq, 2)}x` : ''})`;
+    `${gw <= sq ? 'met' : 'missed'}: ${fixed(gw, d)} vs ${fixed(sq, d)} ${unit} (${gw <= sq ? '' : '+'}${fixed(gw - sq, d)} ${unit}${sq > 0 && gw > 0 ? `, ${fixed(gw / sq, 2)}x` : ''})`;
   const targetRows = [];
   for (const m of Object.keys(modes))
     for (const q of ['p50', 'p99']) {
@@ -348,18 +380,23 @@ async function bench(squidDir) {
   targetRows.push(
     `| CONNECT throughput: gateway >= 0.95x one member | ${ratio >= 0.95 ? 'met' : 'missed'}: ${fixed(ratio, 2)}x (${fixed(mibs('gateway'), 0)} vs ${fixed(mibs('member'), 0)} MiB/s, ${ratio >= 0.95 ? '+' : ''}${fixed(ratio - 0.95, 2)} against 0.95x) |`,
   );
+  // Not targets: what bounds the two figures above on this machine.
+  const limits = [
+    `- Node's HTTP stack: per keep-alive GET, user-space CPU ${['gateway', 'textbook', 'squid'].map((k) => `${k} ${fixed(perGet(cpu['keep-alive'][k].user), 0)} us`).join(', ')}; kernel ${['gateway', 'textbook', 'squid'].map((k) => `${k} ${fixed(perGet(cpu['keep-alive'][k].sys), 0)} us`).join(', ')} (textbook: the textbook Node proxy, http.request with a keep-alive agent and pipe(), in front of the same member).`,
+    `- Shared cores for CONNECT: the gateway relays a GiB with ${fixed(sPerGiB('gateway'), 2)} s of CPU (at most ${fixed(1024 / sPerGiB('gateway'), 0)} MiB/s per core of its own), the member with ${fixed(sPerGiB('member'), 2)} s; here every process of the chain shares two cores, so the route's throughput goes as its whole chain's CPU: member route ${fixed(chainPerGiB('member'), 2)} s per GiB, gateway route ${fixed(chainPerGiB('gateway'), 2)} s, a ratio of ${fixed(chainPerGiB('member') / chainPerGiB('gateway'), 2)}x.`,
+  ];
   const latRows = (m) =>
     names
       .map(
         (k) =>
-          `| ${k} | ${fixed(p(m, k, 'p50'))} | ${fixed(p(m, k, 'p99'))} | ${lat[m][k].map((x) => fixed(x.p50)).join(', ')} | ${routes[k].pid ? fixed(usPerGet(m, k), 0) : '-'} |`,
+          `| ${k} | ${fixed(p(m, k, 'p50'))} | ${fixed(p(m, k, 'p99'))} | ${lat[m][k].map((x) => fixed(x.p50)).join(', ')} | ${routes[k].pid ? cpuCell(m, k) : '-'} |`,
       )
       .join('\n');
   const hopRows = (m) =>
     ['gateway', 'squid']
       .map(
         (k) =>
-          `| ${k === 'gateway' ? 'gateway (gateway - member)' : 'Squid (squid - direct)'} | ${fixed(hop(m, 'p50')[k])} | ${fixed(hop(m, 'p99')[k])} | ${fixed(usPerGet(m, k), 0)} |`,
+          `| ${k === 'gateway' ? 'gateway (gateway - member)' : 'Squid (squid - direct)'} | ${fixed(hop(m, 'p50')[k])} | ${fixed(hop(m, 'p99')[k])} | ${cpuCell(m, k)} |`,
       )
       .join('\n');
   const squidVersion =
@@ -376,14 +413,19 @@ does not inflate). ${ROUNDS} rounds; each round runs every route in turn (the or
 Routes: **direct** (client to the target), **member** (one proxy-chain member alone, provider-local's
 Node engine), **gateway** (the pool gateway in front of that same member, the only one in its pool),
 **squid** (a plain Squid forward proxy in front of the target: no cache, no peers, no access log).
-Each relay runs in its own process. The gateway's hop is gateway minus member; Squid's hop is squid
-minus direct.
+**textbook** (GETs only: the textbook Node forward proxy in front of the same member, for what Node's
+HTTP stack costs by itself). Each relay runs in its own process. The gateway's hop is gateway minus
+member; Squid's hop is squid minus direct. CPU per request is "total (user + kernel)" in us.
 
 ## Targets
 
 | target | result |
 | --- | --- |
 ${targetRows.join('\n')}
+
+What limits them here:
+
+${limits.join('\n')}
 
 ${Object.keys(modes)
   .map(
@@ -403,12 +445,12 @@ ${hopRows(m)}
   .join('\n')}
 ## CONNECT throughput, ${TUNNEL_BYTES / MiB} MiB through one tunnel (MiB/s)
 
-| route | median | all rounds | vs member | relay CPU per GiB (s) |
-| --- | --- | --- | --- | --- |
-${names
+| route | median | all rounds | vs member | relay CPU per GiB (s) | whole chain CPU per GiB (s) |
+| --- | --- | --- | --- | --- | --- |
+${tunnelNames
   .map(
     (k) =>
-      `| ${k} | ${fixed(mibs(k), 0)} | ${tput[k].map((x) => fixed(x, 0)).join(', ')} | ${fixed(mibs(k) / mibs('member'), 2)}x | ${routes[k].pid ? fixed(sPerGiB(k), 2) : '-'} |`,
+      `| ${k} | ${fixed(mibs(k), 0)} | ${tput[k].map((x) => fixed(x, 0)).join(', ')} | ${fixed(mibs(k) / mibs('member'), 2)}x | ${routes[k].pid ? fixed(sPerGiB(k), 2) : '-'} | ${fixed(chainPerGiB(k), 2)} |`,
   )
   .join('\n')}
 
