@@ -479,6 +479,13 @@ an idle one (here the second).
 }
 
 const squidDir = profileDir ? undefined : mkdtempSync(join(tmpdir(), 'gw-bench-squid-'));
+// Stopped by a signal (Ctrl-C, a timeout), the run still takes its processes and files with it.
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.once(sig, () => {
+    for (const c of children) c.kill('SIGKILL');
+    if (squidDir) setTimeout(() => rmSync(squidDir, { recursive: true, force: true }), 200);
+    setTimeout(() => process.exit(130), 300);
+  });
 try {
   if (profileDir) await profile(profileDir);
   else {
