@@ -407,8 +407,8 @@ async function bench(squidDir) {
 Command: \`pnpm bench\` (or \`pnpm bench:gateway\` in apps/operator, after \`pnpm build\`). Run
 ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, Squid ${squidVersion}, ${machine}, loopback. 1-minute load
 average ${loadStart} at the start, ${loadEnd} at the end (other work shared the cores: the hops are
-differences of medians of alternating rounds, and CPU per request is read from /proc, which load
-does not inflate). ${ROUNDS} rounds; each round runs every route in turn (the order rotating).
+differences of medians of alternating rounds, and CPU per request is read from /proc; load still
+moves it between runs, so compare processes within one run). ${ROUNDS} rounds; each round runs every route in turn (the order rotating).
 
 Routes: **direct** (client to the target), **member** (one proxy-chain member alone, provider-local's
 Node engine), **gateway** (the pool gateway in front of that same member, the only one in its pool),
