@@ -1,10 +1,18 @@
 // Child processes of the gateway benchmark, so each side's CPU and RSS are its own:
 //   node servers.mjs members N       N proxy-chain members (provider-local's Node engine)
 //   node servers.mjs gateway PORTS   the pool gateway over those members (comma-separated ports)
+//   node servers.mjs textbook PORT   the textbook Node forward proxy (http.request with a keep-alive
+//                                    agent, piped) in front of the member at PORT: the floor of
+//                                    Node's HTTP stack that the gateway is built on
 //   node servers.mjs targets         an HTTP echo target and a TCP source of N bytes per connection
-// Each prints one JSON line with what it listens on, then runs until killed.
-import { createServer as createHttp } from 'node:http';
+// GATEWAY_BENCH_DIST: the operator build the gateway comes from (default ../../dist), to compare
+// two builds with the same command.
+// Each prints one JSON line with what it listens on, then runs until killed. The gateway exits
+// cleanly on SIGTERM, so a `--cpu-prof` run writes its profile.
+import { Agent, createServer as createHttp, request } from 'node:http';
 import { createServer as createTcp } from 'node:net';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const [kind, arg] = process.argv.slice(2);
 const listen = (server) => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port)));
@@ -19,10 +27,36 @@ if (kind === 'members') {
   }
   console.log(JSON.stringify({ ports }));
 } else if (kind === 'gateway') {
-  const { startGateway } = await import('../../dist/index.js');
-  const g = await startGateway({ pool: 'bench', connectTimeoutMs: 60_000 });
+  const dist = process.env.GATEWAY_BENCH_DIST
+    ? pathToFileURL(resolve(process.env.GATEWAY_BENCH_DIST, 'index.js')).href
+    : '../../dist/index.js';
+  const { startGateway } = await import(dist);
+  // The bench's one client address holds 5,000 tunnels at once: above the per-client default.
+  const g = await startGateway({ pool: 'bench', connectTimeoutMs: 60_000, maxConnectionsPerClient: 10_000 });
   g.members.setMembers(arg.split(',').map((p, i) => ({ name: `m${i}`, host: '127.0.0.1', port: Number(p) })));
+  process.once('SIGTERM', () => process.exit(0));
   console.log(JSON.stringify({ port: g.port }));
+} else if (kind === 'textbook') {
+  const agent = new Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
+  const server = createHttp((req, res) => {
+    const up = request(
+      {
+        host: '127.0.0.1',
+        port: Number(arg),
+        method: req.method,
+        path: req.url,
+        headers: req.rawHeaders,
+        agent,
+      },
+      (ur) => {
+        res.writeHead(ur.statusCode, ur.rawHeaders);
+        ur.pipe(res);
+      },
+    );
+    up.on('error', () => res.destroy());
+    up.end();
+  });
+  console.log(JSON.stringify({ port: await listen(server) }));
 } else if (kind === 'targets') {
   const body = Buffer.from('{"ip":"127.0.0.1"}\n');
   const http = createHttp((_req, res) => res.writeHead(200, { 'content-length': body.length }).end(body));

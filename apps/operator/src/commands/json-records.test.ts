@@ -80,4 +80,14 @@ describe('--output json records', () => {
     });
     expect(rec).not.toHaveProperty('key');
   });
+
+  it('a pool whose gateway also serves SOCKS5 names both addresses', () => {
+    const view = { key: 'default/crawl', desired: 1, replicas: 0, ready: 0, updated: 0, members: [] };
+    const rec = poolJson({
+      ...view,
+      gateway: 'http://10.0.0.5:8080',
+      gatewaySocks: 'socks5h://10.0.0.5:1080',
+    });
+    expect(rec).toMatchObject({ gateway: 'http://10.0.0.5:8080', gatewaySocks: 'socks5h://10.0.0.5:1080' });
+  });
 });

@@ -7,6 +7,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { BAN_REPORT_HEADER, type GatewayContext, MEMBER_HEADER, MOVED_HEADER } from './gateway-context.js';
+import type { MemberStats } from './gateway-stats.js';
 import type { GatewayMember } from './member-table.js';
 import { type Outcome, worthRetrying } from './outcomes.js';
 import { type ClientIdentity, SESSION_HEADER } from './session.js';
@@ -38,6 +39,24 @@ function keptHeaders(raw: readonly string[], dropped: ReadonlySet<string>): stri
 function requestHasBody(req: IncomingMessage): boolean {
   const len = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (len !== undefined && len !== '0');
+}
+
+/**
+ * The member's body to the client, counted: one 'data' listener that counts and writes, pausing
+ * the member on the client's backpressure. Not pipe(), which registers half a dozen listeners
+ * and closures per request for cases (unpipe, a destination error) the gateway handles itself
+ * (the client leaving destroys the member request).
+ */
+function relayBody(ur: IncomingMessage, res: ServerResponse, stats: MemberStats): void {
+  const resume = () => ur.resume();
+  ur.on('data', (c: Buffer) => {
+    stats.bytesDown += c.length;
+    if (!res.write(c)) {
+      ur.pause();
+      res.once('drain', resume);
+    }
+  });
+  ur.once('end', () => res.end());
 }
 
 /** Keep-alive connections to the members, so a plain request does not pay a TCP handshake. */
@@ -145,10 +164,7 @@ export function forwardRequest(
       if (choice.movedFrom) out.push(MOVED_HEADER, choice.movedFrom);
       if (ctx.draining()) out.push('connection', 'close');
       res.writeHead(status, ur.statusMessage, out);
-      ur.on('data', (c: Buffer) => {
-        stats.bytesDown += c.length;
-      });
-      ur.pipe(res);
+      relayBody(ur, res, stats);
       ur.on('end', done);
       ur.on('error', done);
       if (ctx.debug)

@@ -269,6 +269,10 @@ describe('StandalonePools: a gateway other machines can reach', () => {
       expect(await ask('alice-session-1:wonder')).toBe(503);
       // Its SOCKS5 side, on the same address, offers only username/password and checks it.
       expect(g?.socks?.host).toBe(address);
+      // The pool's view (what `up --output json` writes) names the SOCKS5 address beside the HTTP one.
+      const view = pools.views()[0];
+      expect(view?.gateway).toBe(`http://${address}:${g?.port}`);
+      expect(view?.gatewaySocks).toBe(`socks5h://${address}:${g?.socks?.port}`);
       const socks = (bytes: number[]) =>
         new Promise<number[]>((resolve, reject) => {
           const s = connect({ host: address as string, port: g?.socks?.port as number });

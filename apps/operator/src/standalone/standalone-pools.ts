@@ -34,6 +34,8 @@ export interface PoolView {
   members: PoolMemberStatus[];
   /** The in-process gateway's URL. */
   gateway?: string;
+  /** Its SOCKS5 listener's `socks5h://host:port`, when `--gateway-socks-listen` asked for one. */
+  gatewaySocks?: string;
   /** Whether the Ready members leave from distinct addresses, as the cluster's DistinctEgress condition says. */
   distinctEgress?: DistinctEgressVerdict;
 }
@@ -148,6 +150,7 @@ export class StandalonePools {
         updated: records.filter((m) => m.templateHash === hash).length,
         members,
         ...(g ? { gateway: g.url } : {}),
+        ...(g?.socks ? { gatewaySocks: g.socks.url } : {}),
         distinctEgress: distinctEgressCondition(
           records.map((m, i) => ({
             name: m.name,
