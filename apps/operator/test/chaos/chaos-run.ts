@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, type KubeControlPlane } from '@egress-proxies/testenv-kube';
 import type { ProxyObject } from '../../src/api/proxy.js';
-import { DEFAULTS } from '../../src/engine/reconcile/pass-base.js';
+import { DEFAULTS } from '../../src/engine/reconcile/pass-state.js';
 import { backoffViolations } from '../support/backoff-gaps.js';
 import { startClusterWithCrds } from '../support/cluster.js';
 import { createProxy, listEvents, patchProxySpec, proxiesPath } from '../support/harness.js';
