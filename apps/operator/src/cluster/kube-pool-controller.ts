@@ -7,6 +7,7 @@ import {
   PROXY_POOL,
   type ProxyPoolObject,
   type ProxyPoolStatus,
+  poolSelector,
   RECYCLE_ANNOTATION,
   TEMPLATE_HASH_LABEL,
   validateProxyPoolSpec,
@@ -140,7 +141,7 @@ export class KubePoolController {
     const { namespace, name, uid } = pool.metadata;
     const spec = validateProxyPoolSpec(pool.spec);
     const now = (this.#opts.now ?? Date.now)();
-    const all = await this.#list<ProxyObject>(PROXY.plural, signal, `${POOL_LABEL}=${name}`, namespace);
+    const all = await this.#list<ProxyObject>(PROXY.plural, signal, poolSelector(name), namespace);
     const live = all.filter((p) => !p.metadata.deletionTimestamp);
     // A gateway's mark holds until the end it names (older marks: the pool's cooldown period).
     const cooldownMs = parseDuration(spec.gateway?.cooldown ?? '60s');
@@ -225,6 +226,8 @@ export class KubePoolController {
     const gw = await observeGateway(this.#core, { namespace, name }, spec.gateway?.enabled !== false, signal);
     const status: ProxyPoolStatus = {
       replicas: kept.length + plan.create.length,
+      // The scale subresource's selector: an HPA counts the pool's members by it.
+      selector: poolSelector(name),
       ready,
       updated,
       observedGeneration: pool.metadata.generation ?? 0,
