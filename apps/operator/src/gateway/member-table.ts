@@ -151,6 +151,19 @@ export class MemberTable {
     return this.#active.get(member) ?? 0;
   }
 
+  /**
+   * Per member: connections open through it and sessions last used within the TTL, so a
+   * scale-down can take the members nobody uses first. Members with neither are left out.
+   */
+  usage(): Map<string, { connections: number; sessions: number }> {
+    const now = this.#now();
+    const out = new Map<string, { connections: number; sessions: number }>();
+    const entry = (m: string) => out.get(m) ?? out.set(m, { connections: 0, sessions: 0 }).get(m)!;
+    for (const [m, n] of this.#active) entry(m).connections = n;
+    for (const s of this.#sessions.values()) if (s.expires > now) entry(s.member).sessions++;
+    return out;
+  }
+
   /** Picks a member for a new connection; `exclude` skips members that just failed this connection. */
   choose(session?: string, exclude?: ReadonlySet<string>): Choice | undefined {
     let pool = this.eligible();
