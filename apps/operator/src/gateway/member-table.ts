@@ -93,6 +93,7 @@ export class MemberTable {
   #sessions = new Map<string, SessionMemory>();
   #next = 0;
   #lastSweep = 0;
+  readonly #eligibleListeners = new Set<() => void>();
   readonly #notCooled = (i: number) => this.#cooled[i] === 0;
 
   constructor(opts: MemberTableOptions = {}) {
@@ -171,6 +172,15 @@ export class MemberTable {
     if (pool.length === 0) return undefined;
     if (session !== undefined) return this.#sticky(session, exclude);
     return { member: this.#pick(pool) };
+  }
+
+  /**
+   * Calls `listener` (in a microtask, off the caller's stack) whenever the eligible members change
+   * and some are eligible: a request held while the pool woke can go. Returns the unsubscribe.
+   */
+  onEligible(listener: () => void): () => void {
+    this.#eligibleListeners.add(listener);
+    return () => this.#eligibleListeners.delete(listener);
   }
 
   /** Counts a connection on `member` until the returned function is called (once). */
@@ -282,5 +292,9 @@ export class MemberTable {
     this.#byIndex = names.map((n) => this.#members.get(n) as GatewayMember);
     this.#cooled = Uint8Array.from(names, (n) => (this.#cooldown.has(n) ? 1 : 0));
     this.#eligible = this.#byIndex.filter((_, i) => this.#cooled[i] === 0);
+    if (this.#eligible.length && this.#eligibleListeners.size)
+      queueMicrotask(() => {
+        for (const l of this.#eligibleListeners) l();
+      });
   }
 }
