@@ -15,6 +15,27 @@ export interface PoolState {
   members: Record<string, MemberRecord[]>;
   /** Recycle annotation values already acted on, by pool key. */
   recycled?: Record<string, string>;
+  /** By pool key: the autoscaler's size and clocks, so a restart keeps them (spec.replicas in the cluster). */
+  autoscale?: Record<string, AutoscaleRecord>;
+}
+
+/** What the autoscaler of a pool under `up` last chose and when. */
+export interface AutoscaleRecord {
+  replicas: number;
+  lastActiveTime?: number;
+  lastScaleTime?: number;
+}
+
+/** A pool's autoscale state, as the cluster's status.autoscale and Scaling condition say it. */
+export interface PoolAutoscaleView {
+  min: number;
+  max: number;
+  activeConnections: number;
+  requestsPerSecond: number;
+  waiting: number;
+  /** The Scaling condition's reason (ScalingUp, Idle, WakingOnDemand...) and message. */
+  reason: string;
+  message: string;
 }
 
 const FILE = 'pools.json';
