@@ -11,6 +11,16 @@ export interface StatusPagePool {
   ready: number;
   /** The gateway's URL, while one runs. */
   gateway?: string;
+  /** With autoscale: the bounds, the load the gateway sees and the Scaling reason. */
+  autoscale?: {
+    min: number;
+    max: number;
+    activeConnections: number;
+    requestsPerSecond: number;
+    waiting: number;
+    reason: string;
+    message: string;
+  };
   members: StatusPageMember[];
 }
 
