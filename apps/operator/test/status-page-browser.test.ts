@@ -34,6 +34,16 @@ afterAll(async () => {
   holder?.close();
 });
 
+/** The first test's pool; its gateway port is held, so the gateway takes a free one. */
+const crawlPool = (port: number) => `apiVersion: egress-proxies.dev/v1alpha1
+kind: ProxyPool
+metadata: {name: crawl}
+spec:
+  replicas: 2
+  template: {provider: local}
+  gateway: {port: ${port}}
+`;
+
 /** A loopback port held open until the end of the file. */
 async function holdPort(): Promise<{ port: number }> {
   const server = createServer();
@@ -74,17 +84,7 @@ describe('the status page', () => {
     );
     // The port in the spec is held here, so the gateway takes a free one (never a fixed port).
     const held = await holdPort();
-    writeFileSync(
-      docsPath,
-      `apiVersion: egress-proxies.dev/v1alpha1
-kind: ProxyPool
-metadata: {name: crawl}
-spec:
-  replicas: 2
-  template: {provider: local}
-  gateway: {port: ${held.port}}
-`,
-    );
+    writeFileSync(docsPath, crawlPool(held.port));
     const url = await startUp();
     pageUrl = url;
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -152,14 +152,7 @@ spec:
     // A second pool, added while up runs: it sleeps at zero until a request comes.
     writeFileSync(
       docsPath,
-      `apiVersion: egress-proxies.dev/v1alpha1
-kind: ProxyPool
-metadata: {name: crawl}
-spec:
-  replicas: 2
-  template: {provider: local}
-  gateway: {port: ${held.port}}
----
+      `${crawlPool(held.port)}---
 apiVersion: egress-proxies.dev/v1alpha1
 kind: ProxyPool
 metadata: {name: sleepy}

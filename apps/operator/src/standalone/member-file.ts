@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StatusPageAutoscale } from '../status-page/page-data.js';
 
 /** A member a pool created under `up`: enough to adopt it again after a restart. */
 export interface MemberRecord {
@@ -26,17 +27,8 @@ export interface AutoscaleRecord {
   lastScaleTime?: number;
 }
 
-/** A pool's autoscale state, as the cluster's status.autoscale and Scaling condition say it. */
-export interface PoolAutoscaleView {
-  min: number;
-  max: number;
-  activeConnections: number;
-  requestsPerSecond: number;
-  waiting: number;
-  /** The Scaling condition's reason (ScalingUp, Idle, WakingOnDemand...) and message. */
-  reason: string;
-  message: string;
-}
+/** A pool's autoscale state as `up` shows it (in its view, the state file and the status page). */
+export type PoolAutoscaleView = StatusPageAutoscale;
 
 const FILE = 'pools.json';
 

@@ -12,15 +12,7 @@ export interface StatusPagePool {
   /** The gateway's URL, while one runs. */
   gateway?: string;
   /** With autoscale: the bounds, the load the gateway sees and the Scaling reason. */
-  autoscale?: {
-    min: number;
-    max: number;
-    activeConnections: number;
-    requestsPerSecond: number;
-    waiting: number;
-    reason: string;
-    message: string;
-  };
+  autoscale?: StatusPageAutoscale;
   members: StatusPageMember[];
 }
 
@@ -37,4 +29,16 @@ export interface StatusPageMember {
   cooledDown: boolean;
   /** When its cooldown ends (ISO time), while cooled down. */
   cooledDownUntil?: string;
+}
+
+/** A pool's autoscale state, as the cluster's status.autoscale and Scaling condition say it. */
+export interface StatusPageAutoscale {
+  min: number;
+  max: number;
+  activeConnections: number;
+  requestsPerSecond: number;
+  waiting: number;
+  /** The Scaling condition's reason (ScalingUp, Idle, WakingOnDemand...) and message. */
+  reason: string;
+  message: string;
 }
