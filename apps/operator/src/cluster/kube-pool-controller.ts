@@ -13,6 +13,12 @@ import {
   validateProxyPoolSpec,
 } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
+import {
+  type AutoscaleDecision,
+  type AutoscalePolicy,
+  autoscalePolicy,
+  planAutoscale,
+} from '../pool/autoscale-plan.js';
 import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from '../pool/cooldown-mark.js';
 import { distinctEgressCondition } from '../pool/distinct-egress.js';
 import { memberName } from '../pool/member-name.js';
@@ -22,6 +28,7 @@ import { memberReady, poolMemberStatus } from '../pool/pool-member.js';
 import { templateHash } from '../pool/template-hash.js';
 import { observeGateway } from './gateway-service.js';
 import { kubeCall } from './kube-call-options.js';
+import { LOAD_STALE_MS, readLoadReports } from './pool-load-lease.js';
 
 export interface KubePoolControllerOptions {
   kubeConfig: KubeConfig;
@@ -79,12 +86,14 @@ export class KubePoolController {
   readonly #core: CoreV1Api;
   readonly #opts: KubePoolControllerOptions;
   readonly #log: OpLogger;
+  readonly #kc: KubeConfig;
   #timer?: NodeJS.Timeout;
   #abort = new AbortController();
   #running?: Promise<void>;
 
   constructor(opts: KubePoolControllerOptions) {
     this.#opts = opts;
+    this.#kc = opts.kubeConfig;
     this.#api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
     this.#core = opts.kubeConfig.makeApiClient(CoreV1Api);
     this.#log = (opts.logger ?? silentOpLogger).child({ component: 'pools' });
@@ -160,7 +169,11 @@ export class KubePoolController {
       ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
     }));
     const recycle = pool.metadata.annotations?.[RECYCLE_ANNOTATION];
-    const plan = planPool(planInputFor(spec, members, now, recycle));
+    const scale = spec.autoscale
+      ? await this.#autoscale(pool, autoscalePolicy(spec.autoscale), spec.replicas, now, signal)
+      : undefined;
+    const size = scale?.replicas ?? spec.replicas;
+    const plan = planPool(planInputFor({ ...spec, replicas: size }, members, now, recycle));
     const hash = templateHash(spec.template);
     for (const d of plan.delete) {
       await this.#api.deleteNamespacedCustomObject(
@@ -228,6 +241,7 @@ export class KubePoolController {
       replicas: kept.length + plan.create.length,
       // The scale subresource's selector: an HPA counts the pool's members by it.
       selector: poolSelector(name),
+      ...(scale ? { autoscale: autoscaleStatus(scale) } : {}),
       ready,
       updated,
       observedGeneration: pool.metadata.generation ?? 0,
@@ -236,18 +250,20 @@ export class KubePoolController {
       conditions: [
         condition(
           'Ready',
-          ready >= spec.replicas && ready >= (spec.rotation?.minReady ?? 0),
-          ready >= spec.replicas ? 'AllReady' : 'NotAllReady',
-          `${ready}/${spec.replicas} members Ready`,
+          ready >= size && ready >= (spec.rotation?.minReady ?? 0),
+          ready >= size ? 'AllReady' : 'NotAllReady',
+          `${ready}/${size} members Ready`,
           old,
         ),
         condition(
           'Scaling',
           plan.create.length > 0 ||
             plan.delete.some((d) => d.reason === 'scale-down') ||
-            kept.length !== spec.replicas,
-          'Replicas',
-          `${kept.length} members for ${spec.replicas} replicas`,
+            kept.length !== size,
+          scale?.reason ?? 'Replicas',
+          scale
+            ? `${scale.message} (${kept.length} members now)`
+            : `${kept.length} members for ${size} replicas`,
           old,
         ),
         condition(
@@ -268,4 +284,61 @@ export class KubePoolController {
       kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
     );
   }
+
+  /**
+   * The autoscaler's size from the gateway replicas' load Leases (stale ones left out); a new size
+   * is written to spec.replicas, where the scale subresource and `kubectl get pxp` show it.
+   */
+  async #autoscale(
+    pool: ProxyPoolObject,
+    policy: AutoscalePolicy,
+    current: number,
+    now: number,
+    signal: AbortSignal,
+  ): Promise<AutoscaleDecision> {
+    const { namespace, name } = pool.metadata;
+    const was = pool.status?.autoscale;
+    const time = (iso?: string) => (iso ? Date.parse(iso) : undefined);
+    const lastActiveTime = time(was?.lastActiveTime);
+    const lastScaleTime = time(was?.lastScaleTime);
+    const decision = planAutoscale({
+      policy,
+      current,
+      reports: await readLoadReports(this.#kc, namespace, name, signal),
+      staleAfterMs: LOAD_STALE_MS,
+      now,
+      ...(lastActiveTime !== undefined ? { lastActiveTime } : {}),
+      ...(lastScaleTime !== undefined ? { lastScaleTime } : {}),
+    });
+    if (decision.replicas !== current) {
+      await this.#api.patchNamespacedCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: PROXY_POOL.plural,
+          name,
+          body: { spec: { replicas: decision.replicas } },
+        },
+        kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
+      );
+      this.#log.info(
+        { pool: `${namespace}/${name}`, from: current, to: decision.replicas, reason: decision.reason },
+        `pool: ${decision.message}`,
+      );
+    }
+    return decision;
+  }
+}
+
+/** status.autoscale from a decision (requests/s as a decimal string: the CRD has no float type). */
+function autoscaleStatus(d: AutoscaleDecision): NonNullable<ProxyPoolStatus['autoscale']> {
+  return {
+    desired: d.replicas,
+    activeConnections: d.load.activeConnections,
+    requestsPerSecond: (Math.round(d.load.requestsPerSecond * 100) / 100).toString(),
+    waiting: d.load.waiting,
+    lastActiveTime: new Date(d.lastActiveTime).toISOString(),
+    ...(d.lastScaleTime !== undefined ? { lastScaleTime: new Date(d.lastScaleTime).toISOString() } : {}),
+  };
 }

@@ -1,0 +1,87 @@
+import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
+import { writeLoadReport } from '../src/cluster/pool-load-lease.js';
+import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds } from './support/cluster.js';
+
+// The pool controller's built-in autoscaler against the real kube-apiserver: gateway replicas
+// report their load on per-replica Leases, the controller sums the fresh ones and writes the
+// size to spec.replicas. The controller's clock is the test's, so staleness is exact.
+const NS = 'pool-scale';
+const base = '/apis/egress-proxies.dev/v1alpha1';
+let cp: KubeControlPlane;
+let kc: KubeConfig;
+let now = Date.parse('2026-12-06T03:00:00Z');
+const signal = new AbortController().signal;
+
+beforeAll(async () => {
+  cp = await startClusterWithCrds();
+  await cp.ensureNamespace(NS);
+  kc = new KubeConfig();
+  kc.loadFromString(cp.kubeconfig());
+}, CONTROL_PLANE_BUDGET_MS);
+afterAll(async () => {
+  await cp?.stop();
+});
+
+type Pool = {
+  spec: { replicas: number };
+  status?: {
+    autoscale?: { desired: number; activeConnections: number; requestsPerSecond: string };
+    conditions?: { type: string; reason: string; message: string }[];
+  };
+};
+const getPool = async () => (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/web`)).json<Pool>();
+const report = (replica: string, activeConnections: number, at = now) =>
+  writeLoadReport(
+    kc,
+    { namespace: NS, pool: 'web', replica },
+    { at, activeConnections, requestsPerSecond: 1.5, waiting: 0 },
+    signal,
+  );
+
+describe('ProxyPool autoscale in the cluster', () => {
+  it("sums two gateway replicas' fresh load reports, leaves a stale one out and writes the size to spec.replicas", async () => {
+    const created = await cp.request('POST', `${base}/namespaces/${NS}/proxypools`, {
+      apiVersion: 'egress-proxies.dev/v1alpha1',
+      kind: 'ProxyPool',
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 0,
+        template: { provider: 'local' },
+        gateway: { enabled: false },
+        autoscale: { minReplicas: 0, maxReplicas: 10, targetActiveConnections: 10, stepInterval: '0s' },
+      },
+    });
+    expect(created.status, created.body).toBe(201);
+    await report('gw-a', 30);
+    await report('gw-b', 25);
+    // A replica that stopped reporting a minute ago: its load is not counted.
+    await report('gw-old', 500, now - 60_000);
+    const ctl = new KubePoolController({ kubeConfig: kc, namespace: NS, now: () => now });
+    await ctl.reconcileAll(signal);
+    const pool = await getPool();
+    expect(pool.spec.replicas).toBe(6);
+    expect(pool.status?.autoscale).toMatchObject({
+      desired: 6,
+      activeConnections: 55,
+      requestsPerSecond: '3',
+    });
+    const scaling = pool.status?.conditions?.find((c) => c.type === 'Scaling');
+    expect(scaling).toMatchObject({ reason: 'ScalingUp' });
+    const members = await cp.request(
+      'GET',
+      `${base}/namespaces/${NS}/proxies?labelSelector=${encodeURIComponent('egress-proxies.dev/pool=web')}`,
+    );
+    expect(members.json<{ items: unknown[] }>().items).toHaveLength(6);
+
+    // The same replica's newer report replaces its older one.
+    now += 5_000;
+    await report('gw-a', 75);
+    await report('gw-b', 25);
+    await ctl.reconcileAll(signal);
+    expect((await getPool()).spec.replicas).toBe(10);
+    expect((await getPool()).status?.conditions?.find((c) => c.type === 'Scaling')?.reason).toBe('ScalingUp');
+  });
+});
