@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
 import { writeLoadReport } from '../src/cluster/pool-load-lease.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds } from './support/cluster.js';
@@ -59,7 +62,16 @@ describe('ProxyPool autoscale in the cluster', () => {
     await report('gw-b', 25);
     // A replica that stopped reporting a minute ago: its load is not counted.
     await report('gw-old', 500, now - 60_000);
-    const ctl = new KubePoolController({ kubeConfig: kc, namespace: NS, now: () => now });
+    // The controller runs with the operator's rules (config/rbac, the same as the chart's) and no more.
+    const role = parse(
+      readFileSync(join(__dirname, '..', '..', '..', 'config', 'rbac', 'role.yaml'), 'utf8'),
+    ) as {
+      rules: unknown[];
+    };
+    const operator = await cp.createLimitedUser(NS, 'pool-operator', role.rules as never);
+    const asOperator = new KubeConfig();
+    asOperator.loadFromString(cp.kubeconfig(operator));
+    const ctl = new KubePoolController({ kubeConfig: asOperator, namespace: NS, now: () => now });
     await ctl.reconcileAll(signal);
     const pool = await getPool();
     expect(pool.spec.replicas).toBe(6);

@@ -219,16 +219,11 @@ export class KubePoolController {
     }
     // The recycle annotation is done once its member is gone: dropped, so the same name can be asked again.
     if (recycle && !live.some((p) => p.metadata.name === recycle))
-      await this.#api.patchNamespacedCustomObject(
-        {
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: PROXY_POOL.plural,
-          name,
-          body: { metadata: { annotations: { [RECYCLE_ANNOTATION]: null } } },
-        },
-        kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
+      await this.#patchPool(
+        namespace,
+        name,
+        { metadata: { annotations: { [RECYCLE_ANNOTATION]: null } } },
+        signal,
       );
     const gone = new Set(plan.delete.map((d) => d.name));
     const kept = live.filter((p) => !gone.has(p.metadata.name));
@@ -285,6 +280,14 @@ export class KubePoolController {
     );
   }
 
+  /** A merge patch of the pool object (its spec or metadata; the status goes through its subresource). */
+  async #patchPool(namespace: string, name: string, body: object, signal: AbortSignal): Promise<void> {
+    await this.#api.patchNamespacedCustomObject(
+      { group: GROUP, version: VERSION, namespace, plural: PROXY_POOL.plural, name, body },
+      kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
+    );
+  }
+
   /**
    * The autoscaler's size from the gateway replicas' load Leases (stale ones left out); a new size
    * is written to spec.replicas, where the scale subresource and `kubectl get pxp` show it.
@@ -311,17 +314,7 @@ export class KubePoolController {
       ...(lastScaleTime !== undefined ? { lastScaleTime } : {}),
     });
     if (decision.replicas !== current) {
-      await this.#api.patchNamespacedCustomObject(
-        {
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: PROXY_POOL.plural,
-          name,
-          body: { spec: { replicas: decision.replicas } },
-        },
-        kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
-      );
+      await this.#patchPool(namespace, name, { spec: { replicas: decision.replicas } }, signal);
       this.#log.info(
         { pool: `${namespace}/${name}`, from: current, to: decision.replicas, reason: decision.reason },
         `pool: ${decision.message}`,
