@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -6,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
 import { writeLoadReport } from '../src/cluster/pool-load-lease.js';
-import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds } from './support/cluster.js';
+import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
+import { chartGatewayRules } from './support/helm.js';
+import { MAIN } from './support/run-cli.js';
+import { getVia } from './support/through-gateway.js';
 
 // The pool controller's built-in autoscaler against the real kube-apiserver: gateway replicas
 // report their load on per-replica Leases, the controller sums the fresh ones and writes the
@@ -24,8 +29,16 @@ beforeAll(async () => {
   kc = new KubeConfig();
   kc.loadFromString(cp.kubeconfig());
 }, CONTROL_PLANE_BUDGET_MS);
+const dir = mkdtempSync(join(tmpdir(), 'ep-kube-scale-'));
+let gateway: ChildProcess | undefined;
 afterAll(async () => {
+  if (gateway && gateway.exitCode === null) {
+    const exited = new Promise((r) => gateway?.once('exit', r));
+    gateway.kill('SIGTERM');
+    await exited;
+  }
   await cp?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 type Pool = {
@@ -44,18 +57,20 @@ const report = (replica: string, activeConnections: number, at = now) =>
     signal,
   );
 
+/** A pool at zero of local members (nothing reconciles them here), with `spec` added. */
+const createPool = (name: string, spec: Record<string, unknown>) =>
+  cp.request('POST', `${base}/namespaces/${NS}/proxypools`, {
+    apiVersion: 'egress-proxies.dev/v1alpha1',
+    kind: 'ProxyPool',
+    metadata: { name },
+    spec: { replicas: 0, template: { provider: 'local' }, ...spec },
+  });
+
 describe('ProxyPool autoscale in the cluster', () => {
   it("sums two gateway replicas' fresh load reports, leaves a stale one out and writes the size to spec.replicas", async () => {
-    const created = await cp.request('POST', `${base}/namespaces/${NS}/proxypools`, {
-      apiVersion: 'egress-proxies.dev/v1alpha1',
-      kind: 'ProxyPool',
-      metadata: { name: 'web' },
-      spec: {
-        replicas: 0,
-        template: { provider: 'local' },
-        gateway: { enabled: false },
-        autoscale: { minReplicas: 0, maxReplicas: 10, targetActiveConnections: 10, stepInterval: '0s' },
-      },
+    const created = await createPool('web', {
+      gateway: { enabled: false },
+      autoscale: { minReplicas: 0, maxReplicas: 10, targetActiveConnections: 10, stepInterval: '0s' },
     });
     expect(created.status, created.body).toBe(201);
     await report('gw-a', 30);
@@ -95,5 +110,53 @@ describe('ProxyPool autoscale in the cluster', () => {
     await ctl.reconcileAll(signal);
     expect((await getPool()).spec.replicas).toBe(10);
     expect((await getPool()).status?.conditions?.find((c) => c.type === 'Scaling')?.reason).toBe('ScalingUp');
+  });
+
+  it('wakes a pool at zero: a request held by a gateway replica (with the chart Role) makes the controller scale to one', async () => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the operator first (pnpm build)`);
+    const created = await createPool('wake', {
+      autoscale: { minReplicas: 0, maxReplicas: 2, targetActiveConnections: 5, wakeTimeout: '120s' },
+    });
+    expect(created.status, created.body).toBe(201);
+    const user = await cp.createLimitedUser(
+      NS,
+      'gw-wake',
+      chartGatewayRules('wake', NS, ['gateways[0].usersSecret=wake-users']) as never,
+    );
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, cp.kubeconfig(user));
+    gateway = spawn(
+      process.execPath,
+      [MAIN, 'gateway', '--pool', `${NS}/wake`, '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    gateway.stdout?.on('data', (c) => {
+      out += c;
+    });
+    gateway.stderr?.on('data', (c) => {
+      out += c;
+    });
+    const port = await waitFor('the gateway listening', async () => {
+      const line = out.split('\n').find((l) => l.includes('"gateway: listening"'));
+      return line ? (JSON.parse(line) as { port: number }).port : undefined;
+    });
+    // No member: the request is held, and the replica reports it on its Lease.
+    const answer = getVia(port, 'http://127.0.0.1:9/');
+    const ctl = new KubePoolController({ kubeConfig: kc, namespace: NS });
+    const woken = await waitFor('the pool woken to one member', async () => {
+      await ctl.reconcile(
+        (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/wake`)).json(),
+        signal,
+      );
+      const p = (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/wake`)).json<Pool>();
+      return p.spec.replicas === 1 ? p : undefined;
+    });
+    expect(woken.status?.autoscale).toMatchObject({ desired: 1, waiting: 1 });
+    expect(woken.status?.conditions?.find((c) => c.type === 'Scaling')?.reason).toBe('WakingOnDemand');
+    // The drain answers the held request (no member came: nothing here reconciles Proxies).
+    gateway.kill('SIGTERM');
+    expect((await answer).status).toBe(503);
+    expect(out).not.toContain('cannot report the load');
   });
 });
