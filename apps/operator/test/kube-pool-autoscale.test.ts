@@ -127,7 +127,18 @@ describe('ProxyPool autoscale in the cluster', () => {
     writeFileSync(kubeconfig, cp.kubeconfig(user));
     gateway = spawn(
       process.execPath,
-      [MAIN, 'gateway', '--pool', `${NS}/wake`, '--kubeconfig', kubeconfig, '--listen', '127.0.0.1:0'],
+      [
+        MAIN,
+        'gateway',
+        '--pool',
+        `${NS}/wake`,
+        '--kubeconfig',
+        kubeconfig,
+        '--listen',
+        '127.0.0.1:0',
+        '--metrics',
+        '127.0.0.1:0',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -137,10 +148,15 @@ describe('ProxyPool autoscale in the cluster', () => {
     gateway.stderr?.on('data', (c) => {
       out += c;
     });
-    const port = await waitFor('the gateway listening', async () => {
-      const line = out.split('\n').find((l) => l.includes('"gateway: listening"'));
-      return line ? (JSON.parse(line) as { port: number }).port : undefined;
-    });
+    const listening = (msg: string) =>
+      waitFor(msg, async () => {
+        const line = out.split('\n').find((l) => l.includes(`"${msg}"`));
+        return line ? (JSON.parse(line) as { port: number }).port : undefined;
+      });
+    const port = await listening('gateway: listening');
+    // Ready with no member: the Service must keep sending the requests that wake the pool.
+    const metrics = await listening('gateway: metrics listening');
+    expect((await fetch(`http://127.0.0.1:${metrics}/readyz`)).status).toBe(200);
     // No member: the request is held, and the replica reports it on its Lease.
     const answer = getVia(port, 'http://127.0.0.1:9/');
     const ctl = new KubePoolController({ kubeConfig: kc, namespace: NS });

@@ -59,14 +59,24 @@ function usersSource(flags: GatewayFlags, core: CoreV1Api | undefined, pool: Poo
   };
 }
 
-function serveMetrics(gw: RunningGateway, at: { host: string; port: number }, log: OpLogger) {
+/**
+ * `/readyz` is ready while some member is eligible, or while the pool wakes on demand (a Pod taken
+ * out of the Service at zero members would never see the request that wakes the pool).
+ */
+function serveMetrics(
+  gw: RunningGateway,
+  at: { host: string; port: number },
+  log: OpLogger,
+  wakes: () => boolean,
+) {
   const server = createServer((req, res) => {
     if (req.url === '/metrics')
       return void gw.metrics.registry
         .metrics()
         .then((text) => res.writeHead(200, { 'content-type': gw.metrics.registry.contentType }).end(text));
     if (req.url === '/healthz') return void res.writeHead(200).end('ok\n');
-    if (req.url === '/readyz') return void res.writeHead(gw.members.eligible().length ? 200 : 503).end();
+    if (req.url === '/readyz')
+      return void res.writeHead(gw.members.eligible().length || wakes() ? 200 : 503).end();
     res.writeHead(404).end();
   });
   return new Promise<typeof server>((resolve) =>
@@ -182,7 +192,7 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
     }
   };
   const timer = setInterval(() => void refresh(), REFRESH_MS);
-  const metrics = flags.metrics ? await serveMetrics(gw, flags.metrics, log) : undefined;
+  const metrics = flags.metrics ? await serveMetrics(gw, flags.metrics, log, () => autoscaled) : undefined;
   await stopped;
   log.info({ drainMs: flags.drainMs, open: gw.openConnections() }, 'gateway: draining');
   abort.abort();
