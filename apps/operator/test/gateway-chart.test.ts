@@ -69,7 +69,8 @@ describe('chart: gateway', () => {
         '--ban-statuses=403,429,503',
       ]),
     );
-    // Only what the gateway reads and marks: the pool itself (read) and its member Proxies.
+    // Only what the gateway reads and marks: the pool itself (read), its member Proxies, and its
+    // own load Lease (an autoscaled pool).
     const role = docs.find((d) => d.kind === 'Role') as unknown as { rules: unknown[] };
     expect(role.rules).toEqual([
       { apiGroups: ['egress-proxies.dev'], resources: ['proxies'], verbs: ['get', 'list', 'patch'] },
@@ -79,6 +80,7 @@ describe('chart: gateway', () => {
         resourceNames: ['crawl'],
         verbs: ['get'],
       },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'patch'] },
     ]);
     expect(dep.spec.template.spec.volumes[0]?.secret?.secretName).toBe('crawl-users');
   });

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,6 @@ import { createLocalProvider } from '@egress-proxies/provider-local';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import type { ProxyObject } from '../src/api/proxy.js';
 import { markCooledDown } from '../src/cluster/cluster-pool.js';
 import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
@@ -14,7 +13,7 @@ import { type RunningOperator, startOperator } from '../src/cluster/operator.js'
 import { MEMBER_HEADER } from '../src/gateway/gateway-server.js';
 import { startEchoServer } from '../src/standalone/echo-server.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
-import { ensureHelm } from './support/helm.js';
+import { chartGatewayRules } from './support/helm.js';
 import { getVia, heldAnswer, startEchoTarget, tunnelVia } from './support/through-gateway.js';
 
 // `egress-proxies gateway --pool` against the real kube-apiserver, as the chart deploys it: with
@@ -67,33 +66,6 @@ const patchPool = async (body: unknown) => {
   });
   expect(r.status, r.body).toBe(200);
 };
-
-/** The Role the chart gives this pool's gateway, rendered by the real helm. */
-function chartGatewayRules(): unknown[] {
-  const r = spawnSync(
-    ensureHelm(),
-    [
-      'template',
-      'x',
-      join(import.meta.dirname, '..', '..', '..', 'chart'),
-      '-n',
-      'egress-proxies-system',
-      '--set',
-      `gateways[0].pool=${POOL}`,
-      '--set',
-      `gateways[0].namespace=${NS}`,
-      '--set',
-      'gateways[0].usersSecret=crawl-users',
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
-  const role = parseAllDocuments(r.stdout)
-    .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string }; rules?: unknown[] })
-    .find((d) => d?.kind === 'Role' && d.metadata?.name === `${POOL}-gateway`);
-  if (!role?.rules) throw new Error('the chart rendered no gateway Role');
-  return role.rules;
-}
 
 /** Starts `egress-proxies gateway` as its own process; its proxy and metrics ports once it listens. */
 async function startGatewayProcess(
@@ -235,7 +207,7 @@ describe('egress-proxies gateway --pool in the cluster', () => {
     expect((await poolObject()).status?.gateway).toBeUndefined();
 
     // Replica A: the chart's Role exactly, users from a mounted Secret's files.
-    const rules = chartGatewayRules();
+    const rules = chartGatewayRules(POOL, NS, ['gateways[0].usersSecret=crawl-users']);
     const kubeconfigA = join(dir, 'kubeconfig-a');
     const userA = await cp.createLimitedUser(NS, 'gw-mounted', rules as never);
     writeFileSync(kubeconfigA, cp.kubeconfig(userA));

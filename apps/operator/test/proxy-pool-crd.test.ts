@@ -45,6 +45,31 @@ describe('the ProxyPool CRD on the API server', () => {
         { replicas: 1, template, spread: [{ provider: 'a', weight: 0 }] },
         'spec.spread[0].weight in body should be greater than or equal to 1',
       ],
+      [
+        { replicas: 1, template, autoscale: { minReplicas: 4, maxReplicas: 2, targetActiveConnections: 1 } },
+        'spec.autoscale.minReplicas must not exceed spec.autoscale.maxReplicas',
+      ],
+      [
+        { replicas: 1, template, autoscale: { maxReplicas: 2 } },
+        'targetActiveConnections and/or targetRequestsPerSecond',
+      ],
+      [
+        {
+          replicas: 0,
+          template,
+          autoscale: { maxReplicas: 2, targetActiveConnections: 1 },
+          rotation: { minReady: 3 },
+        },
+        'spec.rotation.minReady must not exceed spec.autoscale.maxReplicas',
+      ],
+      [
+        {
+          replicas: 1,
+          template,
+          autoscale: { maxReplicas: 2, targetActiveConnections: 1, wakeTimeout: 'soon' },
+        },
+        'spec.autoscale.wakeTimeout in body should match',
+      ],
     ];
     for (const [i, [spec, message]] of cases.entries()) {
       const r = await post(`bad-${i}`, spec);
@@ -71,5 +96,42 @@ describe('the ProxyPool CRD on the API server', () => {
     );
     const names = crd.json<{ spec: { names: { shortNames: string[] } } }>().spec.names;
     expect(names.shortNames).toEqual(['pxp']);
+  });
+
+  it('has the scale subresource: replicas written through it land in spec.replicas, the selector comes from status', async () => {
+    const name = 'scaled';
+    const created = await post(name, {
+      replicas: 0,
+      template: { provider: 'local' },
+      autoscale: { minReplicas: 0, maxReplicas: 4, scaler: 'External' },
+    });
+    expect(created.status).toBe(201);
+    const status = await cp.request(
+      'PATCH',
+      `${path}/${name}/status`,
+      { status: { replicas: 0, selector: 'egress-proxies.dev/pool=scaled' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(status.status, status.body).toBe(200);
+    // What `kubectl scale pxp scaled --replicas=3` and an HPA send.
+    const scaled = await cp.request(
+      'PATCH',
+      `${path}/${name}/scale`,
+      { spec: { replicas: 3 } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(scaled.status, scaled.body).toBe(200);
+    const scale = (await cp.request('GET', `${path}/${name}/scale`)).json<{
+      kind: string;
+      spec: { replicas: number };
+      status: { replicas: number; selector: string };
+    }>();
+    expect(scale).toMatchObject({
+      kind: 'Scale',
+      spec: { replicas: 3 },
+      status: { replicas: 0, selector: 'egress-proxies.dev/pool=scaled' },
+    });
+    const pool = (await cp.request('GET', `${path}/${name}`)).json<{ spec: { replicas: number } }>();
+    expect(pool.spec.replicas).toBe(3);
   });
 });

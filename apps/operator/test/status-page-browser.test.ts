@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ const stateDir = join(dir, 'state');
 const providersPath = join(dir, 'providers.yaml');
 const docsPath = join(dir, 'pool.yaml');
 let up: ChildProcess | undefined;
+/** The page's URL, once the first test started `up`. */
+let pageUrl: string | undefined;
 
 afterAll(async () => {
   if (up && up.exitCode === null) {
@@ -30,6 +33,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   holder?.close();
 });
+
+/** The first test's pool; its gateway port is held, so the gateway takes a free one. */
+const crawlPool = (port: number) => `apiVersion: egress-proxies.dev/v1alpha1
+kind: ProxyPool
+metadata: {name: crawl}
+spec:
+  replicas: 2
+  template: {provider: local}
+  gateway: {port: ${port}}
+`;
 
 /** A loopback port held open until the end of the file. */
 async function holdPort(): Promise<{ port: number }> {
@@ -71,18 +84,9 @@ describe('the status page', () => {
     );
     // The port in the spec is held here, so the gateway takes a free one (never a fixed port).
     const held = await holdPort();
-    writeFileSync(
-      docsPath,
-      `apiVersion: egress-proxies.dev/v1alpha1
-kind: ProxyPool
-metadata: {name: crawl}
-spec:
-  replicas: 2
-  template: {provider: local}
-  gateway: {port: ${held.port}}
-`,
-    );
+    writeFileSync(docsPath, crawlPool(held.port));
     const url = await startUp();
+    pageUrl = url;
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 500 } });
@@ -140,4 +144,63 @@ spec:
       await browser.close();
     }
   }, 120_000);
+
+  it('shows a pool at zero scale up live when a request wakes it', async () => {
+    if (!pageUrl || !holder) throw new Error('the first test did not start up');
+    const url = pageUrl;
+    const held = { port: (holder.address() as AddressInfo).port };
+    // A second pool, added while up runs: it sleeps at zero until a request comes.
+    writeFileSync(
+      docsPath,
+      `${crawlPool(held.port)}---
+apiVersion: egress-proxies.dev/v1alpha1
+kind: ProxyPool
+metadata: {name: sleepy}
+spec:
+  replicas: 0
+  template: {provider: local}
+  autoscale: {minReplicas: 0, maxReplicas: 1, targetActiveConnections: 5, scaleDownAfter: 10m, wakeTimeout: 120s}
+  gateway: {port: ${held.port}}
+`,
+    );
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+      await page.goto(url);
+      const scaling = page.locator('[data-pool-scaling="default/sleepy"]');
+      // Locators, not page functions: the page's CSP forbids evaluating strings.
+      await scaling
+        .filter({ hasText: /^Autoscale Idle: 0 wanted within 0\.\.1/ })
+        .waitFor({ timeout: 60_000 });
+      const sleepy = ((await (await fetch(`${url}api/status`)).json()) as StatusPageData).pools.find(
+        (p) => p.pool === 'default/sleepy',
+      );
+      expect(sleepy?.members).toEqual([]);
+      const gateway = sleepy?.gateway as string;
+      // The request wakes the pool; the page, loaded before, shows the member appear and turn Ready.
+      const answered = fetchThrough(gateway, url);
+      await page
+        .locator('table[data-pool="default/sleepy"] tbody tr [data-key="ready"]', { hasText: 'yes' })
+        .waitFor({ timeout: 90_000 });
+      expect(await scaling.textContent()).toMatch(/^Autoscale \w+: 1 wanted within 0\.\.1/);
+      expect(await answered).toBe(200);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'pool-woken.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });
+
+/** GETs `target` through the proxy at `proxy`; resolves to the status. */
+function fetchThrough(proxy: string, target: string): Promise<number> {
+  const p = new URL(proxy);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: p.hostname, port: Number(p.port), path: target, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -13,6 +13,7 @@ function crd(
   properties: Record<string, OpenApiSchema>,
   columns: Column[],
   description: string,
+  subresources: Record<string, unknown> = { status: {} },
 ) {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -37,7 +38,7 @@ function crd(
           name: VERSION,
           served: true,
           storage: true,
-          subresources: { status: {} },
+          subresources,
           additionalPrinterColumns: columns,
           schema: {
             openAPIV3Schema: {
@@ -115,10 +116,25 @@ export function proxyPoolCrd() {
       { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas' },
       { name: 'Ready', type: 'integer', jsonPath: '.status.ready' },
       { name: 'Gateway', type: 'string', jsonPath: '.status.gateway' },
+      {
+        name: 'Scaling',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Scaling")].reason',
+        priority: 1,
+      },
       { name: 'Updated', type: 'integer', jsonPath: '.status.updated', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
     'A pool of Proxies kept at size and rotated, behind one gateway endpoint.',
+    {
+      status: {},
+      // `kubectl scale pxp`, an HPA or KEDA drive spec.replicas through this.
+      scale: {
+        specReplicasPath: '.spec.replicas',
+        statusReplicasPath: '.status.replicas',
+        labelSelectorPath: '.status.selector',
+      },
+    },
   );
 }
 

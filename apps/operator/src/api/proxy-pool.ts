@@ -16,6 +16,8 @@ export const POOL_SELECTIONS = ['round-robin', 'random', 'least-connections'] as
 export const POOL_ROTATES = ['per-request', 'per-connection'] as const;
 export const ON_BAN = ['Keep', 'Recycle'] as const;
 export const ON_DUPLICATE_EGRESS = ['Keep', 'Recycle'] as const;
+/** Who sets spec.replicas under autoscale: the operator from the gateway's load, or an outside scaler (HPA, KEDA). */
+export const AUTOSCALERS = ['Builtin', 'External'] as const;
 
 const spreadEntrySchema = s.object({
   provider: s
@@ -54,6 +56,76 @@ const rotationSchema = s
     [],
   )
   .describe('Replacing old or banned members.');
+
+const durationField = (example: string) =>
+  s.string({ pattern: DURATION_RE, patternName: `a duration such as ${example}` });
+
+export const autoscaleSchema = s
+  .object(
+    {
+      scaler: s
+        .enum(AUTOSCALERS)
+        .default('Builtin')
+        .describe(
+          'Builtin: the operator sets spec.replicas from the load the gateway sees. External: an outside scaler (HPA, KEDA, `kubectl scale`) writes spec.replicas through the scale subresource; the operator keeps it within minReplicas..maxReplicas and still wakes a pool at zero on a request.',
+        ),
+      minReplicas: s
+        .integer({ minimum: 0, maximum: 10000 })
+        .default(1)
+        .describe('The fewest members; 0 lets an idle pool sleep (the gateway wakes it on a request).'),
+      maxReplicas: s.integer({ minimum: 1, maximum: 10000 }).describe('The most members.'),
+      targetActiveConnections: s
+        .integer({ minimum: 1, maximum: 1000000 })
+        .optional()
+        .describe(
+          'Open connections (tunnels and plain-HTTP requests in flight) per member the pool sizes for.',
+        ),
+      targetRequestsPerSecond: s
+        .integer({ minimum: 1, maximum: 1000000 })
+        .optional()
+        .describe('New requests and tunnels per second per member the pool sizes for.'),
+      scaleDownAfter: durationField('5m')
+        .default('5m')
+        .describe('How long the load must stay below what fewer members carry before members go.'),
+      maxScaleUpStep: s
+        .integer({ minimum: 1, maximum: 10000 })
+        .default(10)
+        .describe('The most members added by one scale step.'),
+      maxScaleDownStep: s
+        .integer({ minimum: 1, maximum: 10000 })
+        .default(1)
+        .describe('The most members removed by one scale step.'),
+      stepInterval: durationField('15s')
+        .default('15s')
+        .describe('The least time between two scale steps (waking from zero does not wait for it).'),
+      wakeTimeout: durationField('30s')
+        .default('30s')
+        .describe(
+          'How long the gateway holds a request while the pool has no Ready member and wakes; then it answers 503 with Retry-After.',
+        ),
+    },
+    [
+      {
+        rule: 'self.minReplicas <= self.maxReplicas',
+        message: 'spec.autoscale.minReplicas must not exceed spec.autoscale.maxReplicas',
+        explain: (v) =>
+          `spec.autoscale.minReplicas (${v.minReplicas}) must not exceed spec.autoscale.maxReplicas (${v.maxReplicas})`,
+        check: (v) => v.minReplicas <= v.maxReplicas,
+      },
+      {
+        rule: "self.scaler == 'External' || has(self.targetActiveConnections) || has(self.targetRequestsPerSecond)",
+        message:
+          'spec.autoscale needs a load per member to size for: targetActiveConnections and/or targetRequestsPerSecond (or scaler: External)',
+        check: (v) =>
+          v.scaler === 'External' ||
+          v.targetActiveConnections !== undefined ||
+          v.targetRequestsPerSecond !== undefined,
+      },
+    ],
+  )
+  .describe(
+    'Pools that follow demand: the member count moves between minReplicas and maxReplicas with the load the gateway sees; spec.replicas then holds the current size.',
+  );
 
 export const proxyPoolGatewaySchema = s
   .object({
@@ -101,13 +173,18 @@ export const proxyPoolGatewaySchema = s
 export const proxyPoolSpecSchema = s
   .object(
     {
-      replicas: s.integer({ minimum: 0, maximum: 10000 }).describe('How many members to keep.'),
+      replicas: s
+        .integer({ minimum: 0, maximum: 10000 })
+        .describe(
+          'How many members to keep. With autoscale: the size the autoscaler last chose (the Builtin one writes it) or an outside scaler wrote (External), kept within minReplicas..maxReplicas.',
+        ),
       template: proxySpecSchema
         .clone()
         .describe('The Proxy spec every member gets (spread overrides provider and zone).'),
       spread: s.array(spreadEntrySchema, { maxItems: 64 }).optional(),
       rotation: rotationSchema.optional(),
       gateway: proxyPoolGatewaySchema.optional(),
+      autoscale: autoscaleSchema.optional(),
     },
     [
       {
@@ -116,9 +193,14 @@ export const proxyPoolSpecSchema = s
         check: (v) => v.template.mode === 'Managed',
       },
       {
-        rule: '!has(self.rotation) || self.rotation.minReady <= self.replicas',
+        rule: '!has(self.rotation) || has(self.autoscale) || self.rotation.minReady <= self.replicas',
         message: 'spec.rotation.minReady must not exceed spec.replicas',
-        check: (v) => !v.rotation || v.rotation.minReady <= v.replicas,
+        check: (v) => !v.rotation || v.autoscale !== undefined || v.rotation.minReady <= v.replicas,
+      },
+      {
+        rule: '!has(self.rotation) || !has(self.autoscale) || self.rotation.minReady <= self.autoscale.maxReplicas',
+        message: 'spec.rotation.minReady must not exceed spec.autoscale.maxReplicas',
+        check: (v) => !v.rotation || !v.autoscale || v.rotation.minReady <= v.autoscale.maxReplicas,
       },
     ],
   )
@@ -139,9 +221,37 @@ const memberSchema = s.object({
   cooledDown: s.boolean().optional(),
 });
 
+const autoscaleStatusSchema = s
+  .object({
+    desired: s.integer({ minimum: 0 }).describe('The size the autoscaler wants now, within min..max.'),
+    activeConnections: s
+      .integer({ minimum: 0 })
+      .optional()
+      .describe("Open connections through the pool's gateways (their fresh reports summed)."),
+    requestsPerSecond: s
+      .string()
+      .optional()
+      .describe('New requests and tunnels per second through the gateways (a decimal).'),
+    waiting: s
+      .integer({ minimum: 0 })
+      .optional()
+      .describe('Requests the gateways hold while the pool wakes.'),
+    lastActiveTime: s
+      .dateTime()
+      .optional()
+      .describe('When the load last needed the current size (scaleDownAfter counts from here).'),
+    lastScaleTime: s.dateTime().optional().describe('When the size last changed.'),
+  })
+  .describe('What the autoscaler saw and chose; the Scaling condition says why.');
+
 export const proxyPoolStatusSchema = s
   .object({
     replicas: s.integer({ minimum: 0 }).optional().describe('Members that exist.'),
+    selector: s
+      .string()
+      .optional()
+      .describe("The label selector of the pool's member Proxies (the scale subresource's selector)."),
+    autoscale: autoscaleStatusSchema.optional(),
     ready: s.integer({ minimum: 0 }).optional().describe('Members that are Ready.'),
     updated: s.integer({ minimum: 0 }).optional().describe('Members made from the current template.'),
     members: s.array(memberSchema, { maxItems: 10000 }).optional(),
@@ -158,6 +268,11 @@ export type ProxyPoolSpec = Infer<typeof proxyPoolSpecSchema>;
 export type ProxyPoolSpecInput = InferInput<typeof proxyPoolSpecSchema>;
 export type ProxyPoolStatus = Infer<typeof proxyPoolStatusSchema>;
 export type PoolMemberStatus = Infer<typeof memberSchema>;
+export type AutoscaleSpec = Infer<typeof autoscaleSchema>;
+export type AutoscaleStatus = Infer<typeof autoscaleStatusSchema>;
+
+/** The selector string of a pool's members, as status.selector and the scale subresource carry it. */
+export const poolSelector = (pool: string): string => `${POOL_LABEL}=${pool}`;
 
 /** The annotation naming a member to replace now (`kubectl annotate pxp NAME egress-proxies.dev/recycle=MEMBER`). */
 export const RECYCLE_ANNOTATION = 'egress-proxies.dev/recycle';

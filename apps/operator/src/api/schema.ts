@@ -26,6 +26,11 @@ export type OpenApiSchema = { [key: string]: unknown };
 export interface Rule<T> {
   rule: string;
   message: string;
+  /**
+   * The operator's message naming the bad values. The CRD carries `message` only: the API server
+   * refuses a messageExpression over this schema as too costly.
+   */
+  explain?: (value: T) => string;
   check: (value: T) => boolean;
 }
 
@@ -256,7 +261,10 @@ export class ObjectNode<S extends Shape> extends SchemaNode<ObjectOut<S, '_out'>
     if (issues.length === before) {
       for (const r of this.rules) {
         if (!r.check(out as ObjectOut<S, '_out'>))
-          issues.push({ path: path || '<root>', message: r.message });
+          issues.push({
+            path: path || '<root>',
+            message: r.explain ? r.explain(out as ObjectOut<S, '_out'>) : r.message,
+          });
       }
     }
     return out;

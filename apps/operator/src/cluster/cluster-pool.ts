@@ -6,6 +6,7 @@ import {
   POOL_LABEL,
   PROXY_POOL,
   type ProxyPoolObject,
+  type ProxyPoolSpec,
   proxyPoolGatewaySchema,
   validateProxyPoolSpec,
 } from '../api/proxy-pool.js';
@@ -26,6 +27,8 @@ export interface PoolRef {
 /** A pool as its gateway reads it: its spec.gateway (defaults filled), Ready members, cooldown marks. */
 export interface ClusterPool {
   gateway: GatewaySpec;
+  /** spec.autoscale: with it, the gateway holds requests while the pool wakes and reports its load. */
+  autoscale?: NonNullable<ProxyPoolSpec['autoscale']>;
   members: GatewayMember[];
   marks: CooldownMark[];
 }
@@ -57,7 +60,8 @@ export async function readClusterPool(
       kubeCall({ signal }),
     ) as Promise<{ items: ProxyObject[] }>,
   ]);
-  const gateway = validateProxyPoolSpec(obj.spec).gateway ?? defaultGatewaySpec();
+  const spec = validateProxyPoolSpec(obj.spec);
+  const gateway = spec.gateway ?? defaultGatewaySpec();
   const cooldownMs = parseDuration(gateway.cooldown);
   const members: GatewayMember[] = [];
   const marks: CooldownMark[] = [];
@@ -68,7 +72,7 @@ export async function readClusterPool(
     const mark = parseCooldownMark(p.metadata.annotations?.[COOLED_DOWN_ANNOTATION], cooldownMs);
     if (mark) marks.push({ member: p.metadata.name, until: mark.until, reason: mark.reason });
   }
-  return { gateway, members, marks };
+  return { gateway, members, marks, ...(spec.autoscale ? { autoscale: spec.autoscale } : {}) };
 }
 
 /** Conflicting writes of one mark tried before giving up (the next pool refresh writes it again). */

@@ -7,11 +7,18 @@ import {
   PROXY_POOL,
   type ProxyPoolObject,
   type ProxyPoolStatus,
+  poolSelector,
   RECYCLE_ANNOTATION,
   TEMPLATE_HASH_LABEL,
   validateProxyPoolSpec,
 } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
+import {
+  type AutoscaleDecision,
+  type AutoscalePolicy,
+  autoscalePolicy,
+  planAutoscale,
+} from '../pool/autoscale-plan.js';
 import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from '../pool/cooldown-mark.js';
 import { distinctEgressCondition } from '../pool/distinct-egress.js';
 import { memberName } from '../pool/member-name.js';
@@ -21,6 +28,7 @@ import { memberReady, poolMemberStatus } from '../pool/pool-member.js';
 import { templateHash } from '../pool/template-hash.js';
 import { observeGateway } from './gateway-service.js';
 import { kubeCall } from './kube-call-options.js';
+import { LOAD_STALE_MS, readLoadReports } from './pool-load-lease.js';
 
 export interface KubePoolControllerOptions {
   kubeConfig: KubeConfig;
@@ -78,12 +86,14 @@ export class KubePoolController {
   readonly #core: CoreV1Api;
   readonly #opts: KubePoolControllerOptions;
   readonly #log: OpLogger;
+  readonly #kc: KubeConfig;
   #timer?: NodeJS.Timeout;
   #abort = new AbortController();
   #running?: Promise<void>;
 
   constructor(opts: KubePoolControllerOptions) {
     this.#opts = opts;
+    this.#kc = opts.kubeConfig;
     this.#api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
     this.#core = opts.kubeConfig.makeApiClient(CoreV1Api);
     this.#log = (opts.logger ?? silentOpLogger).child({ component: 'pools' });
@@ -140,7 +150,7 @@ export class KubePoolController {
     const { namespace, name, uid } = pool.metadata;
     const spec = validateProxyPoolSpec(pool.spec);
     const now = (this.#opts.now ?? Date.now)();
-    const all = await this.#list<ProxyObject>(PROXY.plural, signal, `${POOL_LABEL}=${name}`, namespace);
+    const all = await this.#list<ProxyObject>(PROXY.plural, signal, poolSelector(name), namespace);
     const live = all.filter((p) => !p.metadata.deletionTimestamp);
     // A gateway's mark holds until the end it names (older marks: the pool's cooldown period).
     const cooldownMs = parseDuration(spec.gateway?.cooldown ?? '60s');
@@ -159,7 +169,11 @@ export class KubePoolController {
       ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
     }));
     const recycle = pool.metadata.annotations?.[RECYCLE_ANNOTATION];
-    const plan = planPool(planInputFor(spec, members, now, recycle));
+    const scale = spec.autoscale
+      ? await this.#autoscale(pool, autoscalePolicy(spec.autoscale), spec.replicas, now, signal)
+      : undefined;
+    const size = scale?.replicas ?? spec.replicas;
+    const plan = planPool(planInputFor({ ...spec, replicas: size }, members, now, recycle));
     const hash = templateHash(spec.template);
     for (const d of plan.delete) {
       await this.#api.deleteNamespacedCustomObject(
@@ -205,16 +219,11 @@ export class KubePoolController {
     }
     // The recycle annotation is done once its member is gone: dropped, so the same name can be asked again.
     if (recycle && !live.some((p) => p.metadata.name === recycle))
-      await this.#api.patchNamespacedCustomObject(
-        {
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: PROXY_POOL.plural,
-          name,
-          body: { metadata: { annotations: { [RECYCLE_ANNOTATION]: null } } },
-        },
-        kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
+      await this.#patchPool(
+        namespace,
+        name,
+        { metadata: { annotations: { [RECYCLE_ANNOTATION]: null } } },
+        signal,
       );
     const gone = new Set(plan.delete.map((d) => d.name));
     const kept = live.filter((p) => !gone.has(p.metadata.name));
@@ -225,6 +234,9 @@ export class KubePoolController {
     const gw = await observeGateway(this.#core, { namespace, name }, spec.gateway?.enabled !== false, signal);
     const status: ProxyPoolStatus = {
       replicas: kept.length + plan.create.length,
+      // The scale subresource's selector: an HPA counts the pool's members by it.
+      selector: poolSelector(name),
+      ...(scale ? { autoscale: autoscaleStatus(scale) } : {}),
       ready,
       updated,
       observedGeneration: pool.metadata.generation ?? 0,
@@ -233,18 +245,20 @@ export class KubePoolController {
       conditions: [
         condition(
           'Ready',
-          ready >= spec.replicas && ready >= (spec.rotation?.minReady ?? 0),
-          ready >= spec.replicas ? 'AllReady' : 'NotAllReady',
-          `${ready}/${spec.replicas} members Ready`,
+          ready >= size && ready >= (spec.rotation?.minReady ?? 0),
+          ready >= size ? 'AllReady' : 'NotAllReady',
+          `${ready}/${size} members Ready`,
           old,
         ),
         condition(
           'Scaling',
           plan.create.length > 0 ||
             plan.delete.some((d) => d.reason === 'scale-down') ||
-            kept.length !== spec.replicas,
-          'Replicas',
-          `${kept.length} members for ${spec.replicas} replicas`,
+            kept.length !== size,
+          scale?.reason ?? 'Replicas',
+          scale
+            ? `${scale.message} (${kept.length} members now)`
+            : `${kept.length} members for ${size} replicas`,
           old,
         ),
         condition(
@@ -265,4 +279,59 @@ export class KubePoolController {
       kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
     );
   }
+
+  /** A merge patch of the pool object (its spec or metadata; the status goes through its subresource). */
+  async #patchPool(namespace: string, name: string, body: object, signal: AbortSignal): Promise<void> {
+    await this.#api.patchNamespacedCustomObject(
+      { group: GROUP, version: VERSION, namespace, plural: PROXY_POOL.plural, name, body },
+      kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
+    );
+  }
+
+  /**
+   * The autoscaler's size from the gateway replicas' load Leases (stale ones left out); a new size
+   * is written to spec.replicas, where the scale subresource and `kubectl get pxp` show it.
+   */
+  async #autoscale(
+    pool: ProxyPoolObject,
+    policy: AutoscalePolicy,
+    current: number,
+    now: number,
+    signal: AbortSignal,
+  ): Promise<AutoscaleDecision> {
+    const { namespace, name } = pool.metadata;
+    const was = pool.status?.autoscale;
+    const time = (iso?: string) => (iso ? Date.parse(iso) : undefined);
+    const lastActiveTime = time(was?.lastActiveTime);
+    const lastScaleTime = time(was?.lastScaleTime);
+    const decision = planAutoscale({
+      policy,
+      current,
+      reports: await readLoadReports(this.#kc, namespace, name, signal),
+      staleAfterMs: LOAD_STALE_MS,
+      now,
+      ...(lastActiveTime !== undefined ? { lastActiveTime } : {}),
+      ...(lastScaleTime !== undefined ? { lastScaleTime } : {}),
+    });
+    if (decision.replicas !== current) {
+      await this.#patchPool(namespace, name, { spec: { replicas: decision.replicas } }, signal);
+      this.#log.info(
+        { pool: `${namespace}/${name}`, from: current, to: decision.replicas, reason: decision.reason },
+        `pool: ${decision.message}`,
+      );
+    }
+    return decision;
+  }
+}
+
+/** status.autoscale from a decision (requests/s as a decimal string: the CRD has no float type). */
+function autoscaleStatus(d: AutoscaleDecision): NonNullable<ProxyPoolStatus['autoscale']> {
+  return {
+    desired: d.replicas,
+    activeConnections: d.load.activeConnections,
+    requestsPerSecond: (Math.round(d.load.requestsPerSecond * 100) / 100).toString(),
+    waiting: d.load.waiting,
+    lastActiveTime: new Date(d.lastActiveTime).toISOString(),
+    ...(d.lastScaleTime !== undefined ? { lastScaleTime: new Date(d.lastScaleTime).toISOString() } : {}),
+  };
 }

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import {
   type ClusterPool,
@@ -9,6 +10,7 @@ import {
   readUsersSecret,
 } from '../cluster/cluster-pool.js';
 import { describeKubeError } from '../cluster/kube-errors.js';
+import { writeLoadReport } from '../cluster/pool-load-lease.js';
 import { createOperatorLogger } from '../domain/logger.js';
 import type { OpLogger } from '../domain/op-logger.js';
 import { textDestination } from '../domain/text-format.js';
@@ -20,7 +22,8 @@ import {
   type RunningGateway,
   startGateway,
 } from '../gateway/gateway-server.js';
-import { type GatewaySpec, specSettings } from '../gateway/spec-settings.js';
+import type { GatewayLoad } from '../gateway/pool-demand.js';
+import { type GatewaySpec, specSettings, wakeSettings } from '../gateway/spec-settings.js';
 import { FlagError } from './flag-error.js';
 import type { GatewayFlags } from './gateway-flags.js';
 
@@ -40,7 +43,7 @@ function clusterApis(flags: GatewayFlags) {
   } catch (err) {
     throw new FlagError(`cannot load the kubeconfig: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return { api: kc.makeApiClient(CustomObjectsApi), core: kc.makeApiClient(CoreV1Api) };
+  return { kc, api: kc.makeApiClient(CustomObjectsApi), core: kc.makeApiClient(CoreV1Api) };
 }
 
 /** Where the users come from: --users-dir (a mounted Secret), else the pool's usersSecret through the API. */
@@ -56,14 +59,24 @@ function usersSource(flags: GatewayFlags, core: CoreV1Api | undefined, pool: Poo
   };
 }
 
-function serveMetrics(gw: RunningGateway, at: { host: string; port: number }, log: OpLogger) {
+/**
+ * `/readyz` is ready while some member is eligible, or while the pool wakes on demand (a Pod taken
+ * out of the Service at zero members would never see the request that wakes the pool).
+ */
+function serveMetrics(
+  gw: RunningGateway,
+  at: { host: string; port: number },
+  log: OpLogger,
+  wakes: () => boolean,
+) {
   const server = createServer((req, res) => {
     if (req.url === '/metrics')
       return void gw.metrics.registry
         .metrics()
         .then((text) => res.writeHead(200, { 'content-type': gw.metrics.registry.contentType }).end(text));
     if (req.url === '/healthz') return void res.writeHead(200).end('ok\n');
-    if (req.url === '/readyz') return void res.writeHead(gw.members.eligible().length ? 200 : 503).end();
+    if (req.url === '/readyz')
+      return void res.writeHead(gw.members.eligible().length || wakes() ? 200 : 503).end();
     res.writeHead(404).end();
   });
   return new Promise<typeof server>((resolve) =>
@@ -104,6 +117,12 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
     throw new FlagError(`ProxyPool ${poolKey} has spec.gateway.enabled: false; it has no gateway to serve`);
   const readUsers = usersSource(flags, cluster?.core, pool);
   let gw: RunningGateway;
+  // An autoscaled pool's load goes on this replica's Lease: every refresh, and at once when a request waits.
+  const loads =
+    cluster && pool
+      ? loadReporter(cluster.kc, { ...pool, replica: hostname() }, () => gw.load(), log, abort.signal)
+      : undefined;
+  let autoscaled = Boolean(first?.autoscale);
   // The marks tell the other replicas (and the pool controller, for `rotation.onBan`).
   const marks =
     cluster && pool
@@ -127,6 +146,10 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
       ...(flags.socksListen ? { socks: flags.socksListen } : {}),
       ...(users ? { users } : {}),
       ...effectiveSettings(flags, first?.gateway),
+      ...wakeSettings(first?.autoscale),
+      onWake: () => {
+        if (autoscaled) loads?.();
+      },
       logger: log,
       // Its start and every later end: the mark ends where the cooldown in force does.
       onCooldown: (member, reason, until, origin) => {
@@ -138,7 +161,8 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
     throw err;
   }
   const apply = (p: ClusterPool) => {
-    gw.configure(effectiveSettings(flags, p.gateway));
+    gw.configure({ ...effectiveSettings(flags, p.gateway), ...wakeSettings(p.autoscale) });
+    autoscaled = Boolean(p.autoscale);
     gw.members.setMembers(p.members);
     gw.members.applyMarks(p.marks);
     // A mark behind this replica's cooldown (its write failed, someone removed it) is written again.
@@ -152,6 +176,7 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
     try {
       const p = await readPool();
       if (p) apply(p);
+      if (autoscaled) loads?.();
       if (p && flags.listen.port === undefined && p.gateway.port !== gw.port && !warnedPort) {
         warnedPort = true;
         log.warn(
@@ -167,7 +192,7 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
     }
   };
   const timer = setInterval(() => void refresh(), REFRESH_MS);
-  const metrics = flags.metrics ? await serveMetrics(gw, flags.metrics, log) : undefined;
+  const metrics = flags.metrics ? await serveMetrics(gw, flags.metrics, log, () => autoscaled) : undefined;
   await stopped;
   log.info({ drainMs: flags.drainMs, open: gw.openConnections() }, 'gateway: draining');
   abort.abort();
@@ -175,4 +200,29 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
   await gw.close(flags.drainMs);
   await new Promise<void>((r) => (metrics ? metrics.close(() => r()) : r()));
   return 0;
+}
+
+/**
+ * Writes the gateway's load to its Lease; a call while a write is under way is folded into it.
+ * A failed write is logged: the pool controller leaves a stale report out.
+ */
+function loadReporter(
+  kc: KubeConfig,
+  at: { namespace: string; name: string; replica: string },
+  load: () => GatewayLoad,
+  log: OpLogger,
+  signal: AbortSignal,
+): () => void {
+  let writing = false;
+  return () => {
+    if (writing || signal.aborted) return;
+    writing = true;
+    writeLoadReport(kc, { namespace: at.namespace, pool: at.name, replica: at.replica }, load(), signal)
+      .catch((err) => {
+        if (!signal.aborted) log.warn({ error: describeKubeError(err) }, 'gateway: cannot report the load');
+      })
+      .finally(() => {
+        writing = false;
+      });
+  };
 }

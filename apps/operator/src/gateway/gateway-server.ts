@@ -17,6 +17,7 @@ import {
 } from './member-table.js';
 import { isMemberFault } from './outcomes.js';
 import { forwardRequest, memberAgent } from './plain-http.js';
+import { type GatewayLoad, PoolDemand } from './pool-demand.js';
 import { type ClientIdentity, clientIdentity } from './session.js';
 import { socksServer } from './socks5.js';
 import { connectTarget, httpTunnelAnswers, openTunnel } from './tunnel.js';
@@ -36,6 +37,12 @@ export interface GatewaySettings extends MemberTableSettings {
   rotate?: Rotate;
 }
 
+/** Wake on demand (the pool's spec.autoscale.wakeTimeout). */
+export interface WakeSettings {
+  /** How long a request waits while the pool has no Ready member (0: not at all). */
+  wakeTimeoutMs?: number;
+}
+
 export type Rotate = (typeof POOL_ROTATES)[number];
 export const ROTATES: readonly Rotate[] = POOL_ROTATES;
 
@@ -48,6 +55,7 @@ function rotateSetting(r: string): Rotate {
 export interface GatewayOptions
   extends Omit<MemberTableOptions, 'onCooldown' | 'onRecover'>,
     GatewaySettings,
+    WakeSettings,
     GatewayLimits {
   /** The pool's name: a metrics label and a log field. */
   pool: string;
@@ -78,6 +86,8 @@ export interface GatewayOptions
   onCooldown?: CooldownListener;
   /** A member's cooldown ended (or the member left while cooled down). */
   onRecover?: (member: string) => void;
+  /** A request waits for a pool with no Ready member: the pool should wake (see wakeTimeoutMs). */
+  onWake?: () => void;
 }
 
 export interface RunningGateway {
@@ -89,8 +99,10 @@ export interface RunningGateway {
   readonly socks?: { host: string; port: number; url: string };
   readonly members: MemberTable;
   readonly metrics: GatewayMetrics;
+  /** The pool's load as this gateway sees it, for the autoscaler. */
+  load(): GatewayLoad;
   /** Applies new settings (the pool's spec changed); the listening address stays. */
-  configure(settings: GatewaySettings): void;
+  configure(settings: GatewaySettings & WakeSettings): void;
   /** Replaces the proxy users (a rotated Secret); a gateway off loopback cannot drop them all. */
   setUsers(users: ProxyUsers | undefined): void;
   /** Open client connections (tunnels and plain-HTTP keep-alive sockets). */
@@ -136,6 +148,10 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
   const ctx = dataPathContext(opts, members, stats, log, state);
   const serving: Serving = {
     ctx,
+    demand: new PoolDemand(members, {
+      ...(opts.wakeTimeoutMs !== undefined ? { wakeTimeoutMs: opts.wakeTimeoutMs } : {}),
+      ...(opts.onWake ? { onWake: opts.onWake } : {}),
+    }),
     limits,
     state,
     agent: memberAgent(),
@@ -200,6 +216,8 @@ interface ServingState {
 /** What the server's handlers share. */
 interface Serving {
   ctx: GatewayContext;
+  /** The load for the autoscaler, and requests held while the pool wakes. */
+  demand: PoolDemand;
   limits: Required<GatewayLimits>;
   state: ServingState;
   agent: ReturnType<typeof memberAgent>;
@@ -316,7 +334,7 @@ function applyBanReport(ctx: GatewayContext, req: IncomingMessage): string | und
 }
 
 /** Plain HTTP: the gateway's own endpoints, then auth, the drain, a ban report, and the member. */
-function requestHandler({ ctx, limits, state, agent, realm }: Serving) {
+function requestHandler({ ctx, limits, state, agent, realm, demand }: Serving) {
   const { stats, members } = ctx;
   return (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
@@ -349,7 +367,17 @@ function requestHandler({ ctx, limits, state, agent, realm }: Serving) {
     }
     const badReport = applyBanReport(ctx, req);
     if (badReport) return void res.writeHead(400, { 'content-type': 'text/plain' }).end(badReport);
-    forwardRequest(ctx, agent, req, res, id);
+    demand.arrived();
+    demand.hold({
+      socket: req.socket,
+      go: () => forwardRequest(ctx, agent, req, res, id),
+      giveUp: (retryAfterS, why) => {
+        stats.reject('wake-timeout');
+        res
+          .writeHead(503, { 'content-type': 'text/plain', 'retry-after': String(retryAfterS) })
+          .end(`pool ${ctx.pool}: ${why}; retry after ${retryAfterS} s\n`);
+      },
+    });
   };
 }
 
@@ -387,7 +415,15 @@ function connectHandler(serving: Serving) {
       stats.reject('tunnel-cap');
       return answer(503, 'Service Unavailable');
     }
-    openTunnel(ctx, client, head, target, id, httpTunnelAnswers(client, answer));
+    serving.demand.arrived();
+    serving.demand.hold({
+      socket: client as Socket,
+      go: () => openTunnel(ctx, client, head, target, id, httpTunnelAnswers(client, answer)),
+      giveUp: (retryAfterS) => {
+        stats.reject('wake-timeout');
+        answer(503, 'Service Unavailable', `Retry-After: ${retryAfterS}\r\n`);
+      },
+    });
   };
 }
 
@@ -469,7 +505,7 @@ function answerClientErrors(server: Server, { ctx, limits }: Serving): void {
 /** The running gateway's handle: its address, live settings and users, and the drain. */
 function runningGateway(
   server: Server,
-  { ctx, state, agent }: Serving,
+  { ctx, state, agent, demand }: Serving,
   at: {
     host: string;
     port: number;
@@ -495,7 +531,9 @@ function runningGateway(
       : {}),
     members,
     metrics: at.metrics,
+    load: () => demand.load(),
     configure(s) {
+      demand.configure(s);
       if (s.banStatuses) ctx.banStatuses = banSet(s.banStatuses);
       if (s.rotate) ctx.rotate = rotateSetting(s.rotate);
       members.configure(s);
@@ -509,6 +547,7 @@ function runningGateway(
     close(graceMs = 10_000) {
       closing ??= (async () => {
         state.draining = true;
+        demand.close();
         const stopped = Promise.all([
           new Promise<void>((r) => server.close(() => r())),
           new Promise<void>((r) => (at.socks ? at.socks.server.close(() => r()) : r())),

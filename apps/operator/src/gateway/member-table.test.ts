@@ -128,3 +128,21 @@ describe('MemberTable: sessions across replicas', () => {
     expect(t.eligible()).toHaveLength(3);
   });
 });
+
+describe('MemberTable: usage', () => {
+  it('counts open connections and sessions within their TTL per member, and leaves idle members out', () => {
+    let now = 0;
+    const t = new MemberTable({ now: () => now, sessionTtlMs: 1000 });
+    t.setMembers(ms(3));
+    const sticky = t.choose('alice')?.member.name as string;
+    const release = t.hold('crawl-2');
+    t.hold('crawl-2');
+    const usage = t.usage();
+    expect(usage.get('crawl-2')?.connections).toBe(2);
+    expect(usage.get(sticky)?.sessions).toBe(1);
+    release();
+    now += 1001;
+    // The session is past its TTL; one connection stays open.
+    expect(Object.fromEntries(t.usage())).toEqual({ 'crawl-2': { connections: 1, sessions: 0 } });
+  });
+});

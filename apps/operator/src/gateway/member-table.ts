@@ -93,6 +93,7 @@ export class MemberTable {
   #sessions = new Map<string, SessionMemory>();
   #next = 0;
   #lastSweep = 0;
+  readonly #eligibleListeners = new Set<() => void>();
   readonly #notCooled = (i: number) => this.#cooled[i] === 0;
 
   constructor(opts: MemberTableOptions = {}) {
@@ -151,6 +152,19 @@ export class MemberTable {
     return this.#active.get(member) ?? 0;
   }
 
+  /**
+   * Per member: connections open through it and sessions last used within the TTL, so a
+   * scale-down can take the members nobody uses first. Members with neither are left out.
+   */
+  usage(): Map<string, { connections: number; sessions: number }> {
+    const now = this.#now();
+    const out = new Map<string, { connections: number; sessions: number }>();
+    const entry = (m: string) => out.get(m) ?? out.set(m, { connections: 0, sessions: 0 }).get(m)!;
+    for (const [m, n] of this.#active) entry(m).connections = n;
+    for (const s of this.#sessions.values()) if (s.expires > now) entry(s.member).sessions++;
+    return out;
+  }
+
   /** Picks a member for a new connection; `exclude` skips members that just failed this connection. */
   choose(session?: string, exclude?: ReadonlySet<string>): Choice | undefined {
     let pool = this.eligible();
@@ -158,6 +172,15 @@ export class MemberTable {
     if (pool.length === 0) return undefined;
     if (session !== undefined) return this.#sticky(session, exclude);
     return { member: this.#pick(pool) };
+  }
+
+  /**
+   * Calls `listener` (in a microtask, off the caller's stack) whenever the eligible members change
+   * and some are eligible: a request held while the pool woke can go. Returns the unsubscribe.
+   */
+  onEligible(listener: () => void): () => void {
+    this.#eligibleListeners.add(listener);
+    return () => this.#eligibleListeners.delete(listener);
   }
 
   /** Counts a connection on `member` until the returned function is called (once). */
@@ -269,5 +292,9 @@ export class MemberTable {
     this.#byIndex = names.map((n) => this.#members.get(n) as GatewayMember);
     this.#cooled = Uint8Array.from(names, (n) => (this.#cooldown.has(n) ? 1 : 0));
     this.#eligible = this.#byIndex.filter((_, i) => this.#cooled[i] === 0);
+    if (this.#eligible.length && this.#eligibleListeners.size)
+      queueMicrotask(() => {
+        for (const l of this.#eligibleListeners) l();
+      });
   }
 }

@@ -1,6 +1,6 @@
 import { parseDuration } from '../api/duration.js';
 import type { ProxyPoolSpec } from '../api/proxy-pool.js';
-import type { GatewaySettings } from './gateway-server.js';
+import type { GatewaySettings, WakeSettings } from './gateway-server.js';
 
 /** A pool's spec.gateway, defaults filled. */
 export type GatewaySpec = NonNullable<ProxyPoolSpec['gateway']>;
@@ -17,4 +17,9 @@ export function specSettings(
     banStatuses: overrides.banStatuses ?? spec?.banStatuses ?? [403, 429],
     rotate: overrides.rotate ?? spec?.rotate ?? 'per-request',
   };
+}
+
+/** Wake on demand from a pool's spec.autoscale: its wakeTimeout; no hold without autoscale. */
+export function wakeSettings(autoscale: ProxyPoolSpec['autoscale']): Required<WakeSettings> {
+  return { wakeTimeoutMs: autoscale ? parseDuration(autoscale.wakeTimeout) : 0 };
 }

@@ -14,6 +14,8 @@ export interface PlanMember {
   cooledDown?: boolean;
   /** The address its probe target saw (status.egressIP). */
   egressIP?: string;
+  /** Open connections and live sessions the gateway has on it (scale-down takes idle members first). */
+  busy?: number;
 }
 
 export interface PlanInput {
@@ -43,11 +45,17 @@ export interface PoolPlan {
 const newestFirst = (a: PlanMember, b: PlanMember) => b.createdAt - a.createdAt || (a.name < b.name ? 1 : -1);
 const oldestFirst = (a: PlanMember, b: PlanMember) => a.createdAt - b.createdAt || (a.name < b.name ? -1 : 1);
 
-/** Scale-down order: members that are not Ready, newest first, then the Ready ones, oldest first. */
+const leastBusyFirst = (a: PlanMember, b: PlanMember) => (a.busy ?? 0) - (b.busy ?? 0) || oldestFirst(a, b);
+
+/**
+ * Scale-down order: members that are not Ready, newest first, then the Ready ones with no
+ * connections and no sessions, oldest first, then the busy ones, least busy first (their clients
+ * move least).
+ */
 export function removalOrder(members: readonly PlanMember[]): PlanMember[] {
   return [
     ...members.filter((m) => !m.ready).sort(newestFirst),
-    ...members.filter((m) => m.ready).sort(oldestFirst),
+    ...members.filter((m) => m.ready).sort(leastBusyFirst),
   ];
 }
 

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StatusPageAutoscale } from '../status-page/page-data.js';
 
 /** A member a pool created under `up`: enough to adopt it again after a restart. */
 export interface MemberRecord {
@@ -15,7 +16,19 @@ export interface PoolState {
   members: Record<string, MemberRecord[]>;
   /** Recycle annotation values already acted on, by pool key. */
   recycled?: Record<string, string>;
+  /** By pool key: the autoscaler's size and clocks, so a restart keeps them (spec.replicas in the cluster). */
+  autoscale?: Record<string, AutoscaleRecord>;
 }
+
+/** What the autoscaler of a pool under `up` last chose and when. */
+export interface AutoscaleRecord {
+  replicas: number;
+  lastActiveTime?: number;
+  lastScaleTime?: number;
+}
+
+/** A pool's autoscale state as `up` shows it (in its view, the state file and the status page). */
+export type PoolAutoscaleView = StatusPageAutoscale;
 
 const FILE = 'pools.json';
 

@@ -9,7 +9,8 @@ import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
 import type { ProxyUsers } from '../gateway/basic-auth.js';
 import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
-import { specSettings } from '../gateway/spec-settings.js';
+import { specSettings, wakeSettings } from '../gateway/spec-settings.js';
+import { type AutoscaleDecision, autoscalePolicy, planAutoscale } from '../pool/autoscale-plan.js';
 import { type DistinctEgressVerdict, distinctEgressCondition } from '../pool/distinct-egress.js';
 import { memberName } from '../pool/member-name.js';
 import { planInputFor } from '../pool/plan-input.js';
@@ -18,8 +19,17 @@ import type { PoolDocument } from '../pool/pool-documents.js';
 import { gatewayMember, memberReady, poolMemberStatus } from '../pool/pool-member.js';
 import { templateHash } from '../pool/template-hash.js';
 import type { FileProxyStore } from './file-proxy-store.js';
-import { type MemberRecord, type PoolState, readPoolState, writePoolState } from './member-file.js';
+import {
+  type AutoscaleRecord,
+  type MemberRecord,
+  type PoolAutoscaleView,
+  type PoolState,
+  readPoolState,
+  writePoolState,
+} from './member-file.js';
 import type { LoadedDocuments, ProxyDocument } from './proxy-documents.js';
+
+export type { PoolAutoscaleView } from './member-file.js';
 
 /** What `up` shows about a pool: the counts and members of the cluster's status, by the same names. */
 export interface PoolView {
@@ -38,6 +48,8 @@ export interface PoolView {
   gatewaySocks?: string;
   /** Whether the Ready members leave from distinct addresses, as the cluster's DistinctEgress condition says. */
   distinctEgress?: DistinctEgressVerdict;
+  /** With spec.autoscale: the bounds, the load the gateway saw and why the size is what it is. */
+  autoscale?: PoolAutoscaleView;
 }
 
 /** A member of a pool under `up` entered or left cooldown; `view` is the pool as it is now. */
@@ -79,6 +91,10 @@ export class StandalonePools {
   #timer?: NodeJS.Timeout;
   #stopped = false;
   readonly #listeners = new Set<(change: PoolMemberChange) => void>();
+  /** The last autoscale decision per pool key (for the view; the size and clocks persist in the state). */
+  readonly #decisions = new Map<string, AutoscaleDecision>();
+  #stepping?: Promise<void> | undefined;
+  #stepAgain = false;
 
   constructor(opts: StandalonePoolsOptions) {
     this.#opts = opts;
@@ -124,6 +140,12 @@ export class StandalonePools {
     tick();
   }
 
+  /** A request waits on a pool at zero: plan now rather than at the next tick (the wake's latency). */
+  #wake(): void {
+    if (this.#stopped) return;
+    void this.step().catch((err) => this.#log.warn({ error: String(err) }, 'pool: wake step failed'));
+  }
+
   /** Stops planning and drains the gateways (open tunnels get `graceMs`). */
   async stop(graceMs = 5000): Promise<void> {
     this.#stopped = true;
@@ -142,9 +164,11 @@ export class StandalonePools {
       });
       const hash = templateHash(d.spec.template);
       const g = this.#gateways.get(key);
+      const decision = this.#decisions.get(key);
+      const as = d.spec.autoscale;
       return {
         key,
-        desired: d.spec.replicas,
+        desired: this.#desired(key, d),
         replicas: members.length,
         ready: members.filter((m) => m.ready).length,
         updated: records.filter((m) => m.templateHash === hash).length,
@@ -160,8 +184,26 @@ export class StandalonePools {
           })),
           d.spec.rotation?.onDuplicateEgress,
         ),
+        ...(as
+          ? {
+              autoscale: {
+                min: as.minReplicas,
+                max: as.maxReplicas,
+                activeConnections: decision?.load.activeConnections ?? 0,
+                requestsPerSecond: decision?.load.requestsPerSecond ?? 0,
+                waiting: decision?.load.waiting ?? 0,
+                reason: decision?.reason ?? 'Idle',
+                message: decision?.message ?? 'not planned yet',
+              },
+            }
+          : {}),
       };
     });
+  }
+
+  /** The size the pool wants: spec.replicas, or with autoscale the autoscaler's last choice. */
+  #desired(key: string, d: PoolDocument): number {
+    return d.spec.autoscale ? (this.#state.autoscale?.[key]?.replicas ?? d.spec.replicas) : d.spec.replicas;
   }
 
   /**
@@ -185,8 +227,61 @@ export class StandalonePools {
     return this.#gateways.get(key);
   }
 
-  /** One planning round over every pool; exposed for tests. */
+  /**
+   * One planning round over every pool; exposed for tests. A call while a round runs (a wake)
+   * runs one more round after it rather than a second one beside it.
+   */
   async step(): Promise<void> {
+    if (this.#stepping) {
+      this.#stepAgain = true;
+      return this.#stepping;
+    }
+    this.#stepping = (async () => {
+      do {
+        this.#stepAgain = false;
+        await this.#stepOnce();
+      } while (this.#stepAgain && !this.#stopped);
+    })().finally(() => {
+      this.#stepping = undefined;
+    });
+    return this.#stepping;
+  }
+
+  /** With spec.autoscale: the size from this gateway's load (the only replica under `up`), remembered in the state. */
+  #autoscale(key: string, d: PoolDocument): boolean {
+    const as = d.spec.autoscale;
+    if (!as) return false;
+    const prev: AutoscaleRecord = this.#state.autoscale?.[key] ?? { replicas: d.spec.replicas };
+    const load = this.#gateways.get(key)?.load();
+    const now = this.#now();
+    const decision = planAutoscale({
+      policy: autoscalePolicy(as),
+      current: prev.replicas,
+      reports: load ? [{ source: 'up', ...load }] : [],
+      // In-process, the report is taken now; it is never stale.
+      staleAfterMs: Number.POSITIVE_INFINITY,
+      now,
+      ...(prev.lastActiveTime !== undefined ? { lastActiveTime: prev.lastActiveTime } : {}),
+      ...(prev.lastScaleTime !== undefined ? { lastScaleTime: prev.lastScaleTime } : {}),
+    });
+    const old = this.#decisions.get(key);
+    this.#decisions.set(key, decision);
+    if (decision.replicas !== prev.replicas || old?.reason !== decision.reason)
+      this.#log.info(
+        { pool: key, from: prev.replicas, to: decision.replicas, reason: decision.reason },
+        `pool: ${decision.message}`,
+      );
+    const next: AutoscaleRecord = {
+      replicas: decision.replicas,
+      lastActiveTime: decision.lastActiveTime,
+      ...(decision.lastScaleTime !== undefined ? { lastScaleTime: decision.lastScaleTime } : {}),
+    };
+    this.#state.autoscale = { ...this.#state.autoscale, [key]: next };
+    // The clocks move every round; the file is written when the size changes.
+    return decision.replicas !== prev.replicas;
+  }
+
+  async #stepOnce(): Promise<void> {
     const store = this.#store;
     if (!store) return;
     let changed = false;
@@ -196,12 +291,22 @@ export class StandalonePools {
       const hash = templateHash(d.spec.template);
       const recycle = d.annotations[RECYCLE_ANNOTATION];
       const fresh = recycle && this.#state.recycled?.[key] !== recycle ? recycle : undefined;
+      if (this.#autoscale(key, d)) changed = true;
+      const usage = this.#gateways.get(key)?.members.usage();
       const observed = members.map((m) => {
         const { ready, cooledDown, proxy } = this.#observe(d, m);
         const egressIP = proxy.status?.egressIP;
-        return { ...m, ready, cooledDown, ...(egressIP ? { egressIP } : {}) };
+        const u = usage?.get(m.name);
+        return {
+          ...m,
+          ready,
+          cooledDown,
+          ...(egressIP ? { egressIP } : {}),
+          ...(u ? { busy: u.connections + u.sessions } : {}),
+        };
       });
-      const plan = planPool(planInputFor(d.spec, observed, this.#now(), fresh));
+      const spec = { ...d.spec, replicas: this.#desired(key, d) };
+      const plan = planPool(planInputFor(spec, observed, this.#now(), fresh));
       if (fresh && plan.delete.some((x) => x.name === fresh)) {
         this.#state.recycled = { ...this.#state.recycled, [key]: fresh };
       }
@@ -233,7 +338,7 @@ export class StandalonePools {
       // A gateway that just started is news for `status`, which reads the state file.
       if (g && !had) gatewayStarted = true;
       // A changed spec.gateway applies to what comes next (the port only at the gateway's start).
-      g?.configure(specSettings(d.spec.gateway));
+      g?.configure({ ...specSettings(d.spec.gateway), ...wakeSettings(d.spec.autoscale) });
       // The same members, by the same rule, as a gateway in the cluster routes through.
       g?.members.setMembers(
         (this.#state.members[key] ?? []).flatMap((m) => {
@@ -295,6 +400,8 @@ export class StandalonePools {
       logger: this.#log,
       ...(this.#metrics ? { metrics: this.#metrics } : {}),
       ...specSettings(gw),
+      ...wakeSettings(d.spec.autoscale),
+      onWake: () => this.#wake(),
       onCooldown: (member: string, reason: string, _until: number, _o: unknown, change: string) => {
         if (change === 'started') this.#memberChanged(key, member, true, reason);
       },

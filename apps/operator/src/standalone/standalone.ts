@@ -25,6 +25,7 @@ const poolRecord = (v: PoolView): PoolRecord => ({
   ready: v.ready,
   members: v.members,
   ...(v.gateway ? { gateway: v.gateway } : {}),
+  ...(v.autoscale ? { autoscale: v.autoscale } : {}),
 });
 
 /** The standalone entry point's options; the shared tuning knobs come from CoreTuning. */
@@ -47,6 +48,8 @@ export interface StandaloneOptions extends CoreTuning {
   gatewayUsers?: ProxyUsers;
   /** A SOCKS5 listener for the pools' gateways (a busy port: a free one instead, logged). */
   gatewaySocks?: { host: string; port: number };
+  /** How often the pools are re-planned (default 1 s). */
+  poolIntervalMs?: number;
   /** Extra fields for the state file (the demo target, for `status`). */
   extra?: () => { demoTarget?: string };
 }
@@ -100,6 +103,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
   const pools = new StandalonePools({
     stateDir: opts.stateDir,
     logger: log,
+    ...(opts.poolIntervalMs !== undefined ? { intervalMs: opts.poolIntervalMs } : {}),
     ...(opts.gatewayHost !== undefined ? { gatewayHost: opts.gatewayHost } : {}),
     ...(opts.gatewayUsers ? { gatewayUsers: opts.gatewayUsers } : {}),
     ...(opts.gatewaySocks ? { gatewaySocks: opts.gatewaySocks } : {}),

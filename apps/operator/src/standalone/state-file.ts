@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { ProviderHealthStatus } from '../api/provider-health.js';
 import type { ProxyStatus } from '../api/proxy.js';
 import type { PoolMemberStatus } from '../api/proxy-pool.js';
+import type { PoolAutoscaleView } from './member-file.js';
 
 export const STATE_FILE = 'standalone-state.json';
 const KIND = 'egress-proxies.standalone-state/v1';
@@ -47,7 +48,7 @@ export interface ProviderRecord {
 export interface PoolRecord {
   /** `namespace/name`. */
   key: string;
-  /** spec.replicas. */
+  /** spec.replicas, or with autoscale the size the autoscaler chose. */
   desired: number;
   /** Members that exist. */
   replicas: number;
@@ -55,6 +56,8 @@ export interface PoolRecord {
   members: PoolMemberStatus[];
   /** The in-process gateway's URL, while `up` runs it. */
   gateway?: string;
+  /** With spec.autoscale: the bounds, the load and the Scaling reason. */
+  autoscale?: PoolAutoscaleView;
 }
 
 export interface StandaloneState {

@@ -14,6 +14,7 @@ export function statusPageData(pools: StandalonePools, now = Date.now()): Status
         desired: v.desired,
         ready: v.ready,
         ...(v.gateway ? { gateway: v.gateway } : {}),
+        ...(v.autoscale ? { autoscale: v.autoscale } : {}),
         members: v.members.map((m): StatusPageMember => {
           const assigned = [m.assignedEgress?.ipv4, m.assignedEgress?.ipv6, m.assignedEgress?.ipv6Prefix]
             .filter(Boolean)

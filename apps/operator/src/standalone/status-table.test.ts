@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { proxyRecord } from '../../test/support/proxy-record.js';
 import {
   plainLine,
+  plainPoolLine,
   plainProviderLine,
+  poolRowOf,
   providerRowOf,
+  renderPoolTable,
   renderProviderTable,
   renderTable,
   rowOf,
@@ -99,5 +102,35 @@ describe('the status table', () => {
     expect(plainProviderLine(rows[0]!)).toBe(
       'provider home kvm ready=false targets=1/2 nas2: Unreachable: refused',
     );
+  });
+
+  it('shows an autoscaled pool with its Scaling reason, bounds and load, and a fixed pool without', () => {
+    const fixed = poolRowOf({ key: 'default/fixed', desired: 2, replicas: 2, ready: 2, members: [] });
+    const scaled = poolRowOf({
+      key: 'default/sleepy',
+      desired: 1,
+      replicas: 1,
+      ready: 0,
+      members: [],
+      gateway: 'http://127.0.0.1:8080',
+      autoscale: {
+        min: 0,
+        max: 4,
+        activeConnections: 0,
+        requestsPerSecond: 0.26,
+        waiting: 1,
+        reason: 'WakingOnDemand',
+        message: '1 requests wait on a pool at zero: 1 members',
+      },
+    });
+    expect(renderPoolTable([fixed])[0]).not.toContain('SCALING');
+    const [head, f, s] = renderPoolTable([fixed, scaled]);
+    expect(head).toMatch(/^POOL\s+READY\s+SCALING\s+GATEWAY\s+MEMBERS$/);
+    expect(f).toMatch(/^fixed\s+2\/2\s+-\s+-\s+-$/);
+    expect(s).toContain('sleepy  0/1    WakingOnDemand 0..4, 0 conn, 0.3 req/s, 1 waiting');
+    expect(plainPoolLine(scaled)).toBe(
+      'pool sleepy ready=0/1 scaling="WakingOnDemand 0..4, 0 conn, 0.3 req/s, 1 waiting" gateway=http://127.0.0.1:8080 members=-',
+    );
+    expect(plainPoolLine(fixed)).toBe('pool fixed ready=2/2 gateway=- members=-');
   });
 });

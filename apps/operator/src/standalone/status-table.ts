@@ -137,6 +137,8 @@ export interface PoolRow {
   ready: string;
   members: string;
   gateway: string;
+  /** With autoscale: the Scaling reason, the bounds and the load (`Idle 0..4, 0 conn, 0 req/s`). */
+  scaling?: string;
 }
 
 export function poolRowOf(p: PoolRecord): PoolRow {
@@ -145,18 +147,40 @@ export function poolRowOf(p: PoolRecord): PoolRow {
     ready: `${p.ready}/${p.desired}`,
     members: p.members.map((m) => m.name).join(',') || '-',
     gateway: p.gateway ?? '-',
+    ...(p.autoscale ? { scaling: scalingText(p.autoscale) } : {}),
   };
 }
 
-const POOL_HEADERS: PoolRow = { pool: 'POOL', ready: 'READY', gateway: 'GATEWAY', members: 'MEMBERS' };
-const POOL_COLS: (keyof PoolRow)[] = ['pool', 'ready', 'gateway', 'members'];
-
-/** The pools section as lines; the member list is cut to `width` when given. */
-export function renderPoolTable(rows: readonly PoolRow[], width?: number): string[] {
-  return columns(POOL_HEADERS, POOL_COLS, rows, width);
+function scalingText(a: NonNullable<PoolRecord['autoscale']>): string {
+  const rps = Math.round(a.requestsPerSecond * 10) / 10;
+  const waiting = a.waiting ? `, ${a.waiting} waiting` : '';
+  return `${a.reason} ${a.min}..${a.max}, ${a.activeConnections} conn, ${rps} req/s${waiting}`;
 }
 
-/** One plain line per pool: `pool name ready=1/2 gateway=URL members=a,b`. */
+const POOL_HEADERS: PoolRow = {
+  pool: 'POOL',
+  ready: 'READY',
+  gateway: 'GATEWAY',
+  members: 'MEMBERS',
+  scaling: 'SCALING',
+};
+const POOL_COLS: (keyof PoolRow)[] = ['pool', 'ready', 'gateway', 'members'];
+
+/** The pools section as lines (a SCALING column when a pool autoscales); the member list is cut to `width` when given. */
+export function renderPoolTable(rows: readonly PoolRow[], width?: number): string[] {
+  const cols: (keyof PoolRow)[] = rows.some((r) => r.scaling)
+    ? ['pool', 'ready', 'scaling', 'gateway', 'members']
+    : POOL_COLS;
+  return columns(
+    POOL_HEADERS,
+    cols,
+    rows.map((r) => ({ ...r, scaling: r.scaling ?? '-' })),
+    width,
+  );
+}
+
+/** One plain line per pool: `pool name ready=1/2 gateway=URL members=a,b` (and `scaling="..."` with autoscale). */
 export function plainPoolLine(r: PoolRow): string {
-  return `pool ${r.pool} ready=${r.ready} gateway=${r.gateway} members=${r.members}`;
+  const scaling = r.scaling ? ` scaling=${JSON.stringify(r.scaling)}` : '';
+  return `pool ${r.pool} ready=${r.ready}${scaling} gateway=${r.gateway} members=${r.members}`;
 }

@@ -11,6 +11,8 @@ export interface StatusPagePool {
   ready: number;
   /** The gateway's URL, while one runs. */
   gateway?: string;
+  /** With autoscale: the bounds, the load the gateway sees and the Scaling reason. */
+  autoscale?: StatusPageAutoscale;
   members: StatusPageMember[];
 }
 
@@ -27,4 +29,16 @@ export interface StatusPageMember {
   cooledDown: boolean;
   /** When its cooldown ends (ISO time), while cooled down. */
   cooledDownUntil?: string;
+}
+
+/** A pool's autoscale state, as the cluster's status.autoscale and Scaling condition say it. */
+export interface StatusPageAutoscale {
+  min: number;
+  max: number;
+  activeConnections: number;
+  requestsPerSecond: number;
+  waiting: number;
+  /** The Scaling condition's reason (ScalingUp, Idle, WakingOnDemand...) and message. */
+  reason: string;
+  message: string;
 }

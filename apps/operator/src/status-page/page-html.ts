@@ -58,6 +58,10 @@ function render(data) {
     const s = el('section', undefined, { 'aria-labelledby': 'pool-' + p.pool });
     s.append(el('h2', 'Pool ' + p.pool, { id: 'pool-' + p.pool }));
     s.append(el('p', p.ready + ' of ' + p.desired + ' Ready; gateway ' + (p.gateway || 'not running'), { 'data-pool-summary': p.pool }));
+    if (p.autoscale) {
+      const a = p.autoscale;
+      s.append(el('p', 'Autoscale ' + a.reason + ': ' + p.desired + ' wanted within ' + a.min + '..' + a.max + '. ' + a.message, { 'data-pool-scaling': p.pool }));
+    }
     const t = el('table', undefined, { 'data-pool': p.pool });
     t.append(el('caption', 'Members of pool ' + p.pool));
     const head = el('tr');

@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
+import { parseAllDocuments } from 'yaml';
 
 /** helm, built from its Go module once per machine (cached) like the control plane; its path. */
 export function ensureHelm(): string {
@@ -24,4 +25,30 @@ export function kubeconfigDir(cp: KubeControlPlane, prefix: string): KubeconfigD
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, cp.kubeconfig());
   return { dir, kubeconfig, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The Role the chart gives `pool`'s gateway in `namespace`, rendered by the real helm (`sets`: more --set values). */
+export function chartGatewayRules(pool: string, namespace: string, sets: string[] = []): unknown[] {
+  const r = spawnSync(
+    ensureHelm(),
+    [
+      'template',
+      'x',
+      join(__dirname, '..', '..', '..', '..', 'chart'),
+      '-n',
+      'egress-proxies-system',
+      '--set',
+      `gateways[0].pool=${pool}`,
+      '--set',
+      `gateways[0].namespace=${namespace}`,
+      ...sets.flatMap((s) => ['--set', s]),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
+  const role = parseAllDocuments(r.stdout)
+    .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string }; rules?: unknown[] })
+    .find((d) => d?.kind === 'Role' && d.metadata?.name === `${pool}-gateway`);
+  if (!role?.rules) throw new Error('the chart rendered no gateway Role');
+  return role.rules;
 }

@@ -1,0 +1,178 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
+import { writeLoadReport } from '../src/cluster/pool-load-lease.js';
+import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
+import { chartGatewayRules } from './support/helm.js';
+import { MAIN } from './support/run-cli.js';
+import { getVia } from './support/through-gateway.js';
+
+// The pool controller's built-in autoscaler against the real kube-apiserver: gateway replicas
+// report their load on per-replica Leases, the controller sums the fresh ones and writes the
+// size to spec.replicas. The controller's clock is the test's, so staleness is exact.
+const NS = 'pool-scale';
+const base = '/apis/egress-proxies.dev/v1alpha1';
+let cp: KubeControlPlane;
+let kc: KubeConfig;
+let now = Date.parse('2026-12-06T03:00:00Z');
+const signal = new AbortController().signal;
+
+beforeAll(async () => {
+  cp = await startClusterWithCrds();
+  await cp.ensureNamespace(NS);
+  kc = new KubeConfig();
+  kc.loadFromString(cp.kubeconfig());
+}, CONTROL_PLANE_BUDGET_MS);
+const dir = mkdtempSync(join(tmpdir(), 'ep-kube-scale-'));
+let gateway: ChildProcess | undefined;
+afterAll(async () => {
+  if (gateway && gateway.exitCode === null) {
+    const exited = new Promise((r) => gateway?.once('exit', r));
+    gateway.kill('SIGTERM');
+    await exited;
+  }
+  await cp?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Pool = {
+  spec: { replicas: number };
+  status?: {
+    autoscale?: { desired: number; activeConnections: number; requestsPerSecond: string };
+    conditions?: { type: string; reason: string; message: string }[];
+  };
+};
+const getPool = async () => (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/web`)).json<Pool>();
+const report = (replica: string, activeConnections: number, at = now) =>
+  writeLoadReport(
+    kc,
+    { namespace: NS, pool: 'web', replica },
+    { at, activeConnections, requestsPerSecond: 1.5, waiting: 0 },
+    signal,
+  );
+
+/** A pool at zero of local members (nothing reconciles them here), with `spec` added. */
+const createPool = (name: string, spec: Record<string, unknown>) =>
+  cp.request('POST', `${base}/namespaces/${NS}/proxypools`, {
+    apiVersion: 'egress-proxies.dev/v1alpha1',
+    kind: 'ProxyPool',
+    metadata: { name },
+    spec: { replicas: 0, template: { provider: 'local' }, ...spec },
+  });
+
+describe('ProxyPool autoscale in the cluster', () => {
+  it("sums two gateway replicas' fresh load reports, leaves a stale one out and writes the size to spec.replicas", async () => {
+    const created = await createPool('web', {
+      gateway: { enabled: false },
+      autoscale: { minReplicas: 0, maxReplicas: 10, targetActiveConnections: 10, stepInterval: '0s' },
+    });
+    expect(created.status, created.body).toBe(201);
+    await report('gw-a', 30);
+    await report('gw-b', 25);
+    // A replica that stopped reporting a minute ago: its load is not counted.
+    await report('gw-old', 500, now - 60_000);
+    // The controller runs with the operator's rules (config/rbac, the same as the chart's) and no more.
+    const role = parse(
+      readFileSync(join(__dirname, '..', '..', '..', 'config', 'rbac', 'role.yaml'), 'utf8'),
+    ) as {
+      rules: unknown[];
+    };
+    const operator = await cp.createLimitedUser(NS, 'pool-operator', role.rules as never);
+    const asOperator = new KubeConfig();
+    asOperator.loadFromString(cp.kubeconfig(operator));
+    const ctl = new KubePoolController({ kubeConfig: asOperator, namespace: NS, now: () => now });
+    await ctl.reconcileAll(signal);
+    const pool = await getPool();
+    expect(pool.spec.replicas).toBe(6);
+    expect(pool.status?.autoscale).toMatchObject({
+      desired: 6,
+      activeConnections: 55,
+      requestsPerSecond: '3',
+    });
+    const scaling = pool.status?.conditions?.find((c) => c.type === 'Scaling');
+    expect(scaling).toMatchObject({ reason: 'ScalingUp' });
+    const members = await cp.request(
+      'GET',
+      `${base}/namespaces/${NS}/proxies?labelSelector=${encodeURIComponent('egress-proxies.dev/pool=web')}`,
+    );
+    expect(members.json<{ items: unknown[] }>().items).toHaveLength(6);
+
+    // The same replica's newer report replaces its older one.
+    now += 5_000;
+    await report('gw-a', 75);
+    await report('gw-b', 25);
+    await ctl.reconcileAll(signal);
+    expect((await getPool()).spec.replicas).toBe(10);
+    expect((await getPool()).status?.conditions?.find((c) => c.type === 'Scaling')?.reason).toBe('ScalingUp');
+  });
+
+  it('wakes a pool at zero: a request held by a gateway replica (with the chart Role) makes the controller scale to one', async () => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the operator first (pnpm build)`);
+    const created = await createPool('wake', {
+      autoscale: { minReplicas: 0, maxReplicas: 2, targetActiveConnections: 5, wakeTimeout: '120s' },
+    });
+    expect(created.status, created.body).toBe(201);
+    const user = await cp.createLimitedUser(
+      NS,
+      'gw-wake',
+      chartGatewayRules('wake', NS, ['gateways[0].usersSecret=wake-users']) as never,
+    );
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, cp.kubeconfig(user));
+    gateway = spawn(
+      process.execPath,
+      [
+        MAIN,
+        'gateway',
+        '--pool',
+        `${NS}/wake`,
+        '--kubeconfig',
+        kubeconfig,
+        '--listen',
+        '127.0.0.1:0',
+        '--metrics',
+        '127.0.0.1:0',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    gateway.stdout?.on('data', (c) => {
+      out += c;
+    });
+    gateway.stderr?.on('data', (c) => {
+      out += c;
+    });
+    const listening = (msg: string) =>
+      waitFor(msg, async () => {
+        const line = out.split('\n').find((l) => l.includes(`"${msg}"`));
+        return line ? (JSON.parse(line) as { port: number }).port : undefined;
+      });
+    const port = await listening('gateway: listening');
+    // Ready with no member: the Service must keep sending the requests that wake the pool.
+    const metrics = await listening('gateway: metrics listening');
+    expect((await fetch(`http://127.0.0.1:${metrics}/readyz`)).status).toBe(200);
+    // No member: the request is held, and the replica reports it on its Lease.
+    const answer = getVia(port, 'http://127.0.0.1:9/');
+    const ctl = new KubePoolController({ kubeConfig: kc, namespace: NS });
+    const woken = await waitFor('the pool woken to one member', async () => {
+      await ctl.reconcile(
+        (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/wake`)).json(),
+        signal,
+      );
+      const p = (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/wake`)).json<Pool>();
+      return p.spec.replicas === 1 ? p : undefined;
+    });
+    expect(woken.status?.autoscale).toMatchObject({ desired: 1, waiting: 1 });
+    expect(woken.status?.conditions?.find((c) => c.type === 'Scaling')?.reason).toBe('WakingOnDemand');
+    // The drain answers the held request (no member came: nothing here reconciles Proxies).
+    gateway.kill('SIGTERM');
+    expect((await answer).status).toBe(503);
+    expect(out).not.toContain('cannot report the load');
+  });
+});
