@@ -150,7 +150,7 @@ export function planAutoscale(input: AutoscaleInput): AutoscaleDecision {
         ? { lastScaleTime: input.lastScaleTime }
         : {}),
   });
-  const loadText = `${load.activeConnections} connections, ${round(load.requestsPerSecond)} requests/s, ${load.waiting} waiting`;
+  const loadText = `${count(load.activeConnections, 'connection')}, ${round(load.requestsPerSecond)} requests/s, ${load.waiting} waiting`;
 
   if (current === 0 && load.waiting > 0 && p.maxReplicas > 0) {
     const wake = p.scaler === 'External' ? Math.max(1, p.minReplicas) : clamp(needed, 1, p.maxReplicas);
@@ -158,16 +158,16 @@ export function planAutoscale(input: AutoscaleInput): AutoscaleDecision {
     return decide(
       replicas,
       'WakingOnDemand',
-      `${load.waiting} requests wait on a pool at zero: ${replicas} members`,
+      `${count(load.waiting, 'request')} waiting on a pool at zero: ${count(replicas, 'member')}`,
     );
   }
   // Outside min..max (the spec or an outside scaler moved them): back inside at once.
   if (current < p.minReplicas)
-    return decide(p.minReplicas, 'ScalingUp', `${current} members is below minReplicas ${p.minReplicas}`);
+    return decide(p.minReplicas, 'ScalingUp', `${count(current, 'member')}, below minReplicas ${p.minReplicas}`);
   if (current > p.maxReplicas)
-    return decide(p.maxReplicas, 'ScalingDown', `${current} members is above maxReplicas ${p.maxReplicas}`);
+    return decide(p.maxReplicas, 'ScalingDown', `${count(current, 'member')}, above maxReplicas ${p.maxReplicas}`);
   if (p.scaler === 'External')
-    return decide(current, 'External', `${current} members, as spec.replicas says (${loadText})`);
+    return decide(current, 'External', `${count(current, 'member')}, as spec.replicas says (${loadText})`);
 
   const target = clamp(needed, p.minReplicas, p.maxReplicas);
   const stepDue = input.lastScaleTime === undefined || now - input.lastScaleTime >= p.stepIntervalMs;
@@ -179,7 +179,7 @@ export function planAutoscale(input: AutoscaleInput): AutoscaleDecision {
   if (target > current) {
     if (!stepDue) return stabilizing;
     const replicas = Math.min(target, current + p.maxScaleUpStep);
-    return decide(replicas, 'ScalingUp', `${loadText}: ${replicas} of the ${target} members it needs`);
+    return decide(replicas, 'ScalingUp', `${loadText}: ${replicas} of the ${count(target, 'member')} it needs`);
   }
   if (target < current) {
     const idleFor = now - lastActiveTime;
@@ -191,13 +191,16 @@ export function planAutoscale(input: AutoscaleInput): AutoscaleDecision {
       );
     if (!stepDue) return stabilizing;
     const replicas = Math.max(target, current - p.maxScaleDownStep);
-    return decide(replicas, 'ScalingDown', `${loadText} for ${idleFor} ms: ${replicas} members`);
+    return decide(replicas, 'ScalingDown', `${loadText} for ${idleFor} ms: ${count(replicas, 'member')}`);
   }
   if (needed > p.maxReplicas)
-    return decide(current, 'AtMax', `${loadText} needs ${needed} members; maxReplicas is ${p.maxReplicas}`);
+    return decide(current, 'AtMax', `${loadText} needs ${count(needed, 'member')}; maxReplicas is ${p.maxReplicas}`);
   if (needed === 0 && current === p.minReplicas)
-    return decide(current, 'Idle', `no load; ${current} members (minReplicas)`);
-  return decide(current, 'Steady', `${loadText}: ${current} members carry it`);
+    return decide(current, 'Idle', `no load; ${count(current, 'member')} (minReplicas)`);
+  return decide(current, 'Steady', `${loadText}: ${count(current, 'member')} carry it`);
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
+
+/** `1 member`, `2 members`: the reasons are read by people on the status page and in `status`. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

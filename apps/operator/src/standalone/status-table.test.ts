@@ -120,7 +120,7 @@ describe('the status table', () => {
         requestsPerSecond: 0.26,
         waiting: 1,
         reason: 'WakingOnDemand',
-        message: '1 requests wait on a pool at zero: 1 members',
+        message: '1 request waiting on a pool at zero: 1 member',
       },
     });
     expect(renderPoolTable([fixed])[0]).not.toContain('SCALING');
