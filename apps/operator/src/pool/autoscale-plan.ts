@@ -163,9 +163,17 @@ export function planAutoscale(input: AutoscaleInput): AutoscaleDecision {
   }
   // Outside min..max (the spec or an outside scaler moved them): back inside at once.
   if (current < p.minReplicas)
-    return decide(p.minReplicas, 'ScalingUp', `${count(current, 'member')}, below minReplicas ${p.minReplicas}`);
+    return decide(
+      p.minReplicas,
+      'ScalingUp',
+      `${count(current, 'member')}, below minReplicas ${p.minReplicas}`,
+    );
   if (current > p.maxReplicas)
-    return decide(p.maxReplicas, 'ScalingDown', `${count(current, 'member')}, above maxReplicas ${p.maxReplicas}`);
+    return decide(
+      p.maxReplicas,
+      'ScalingDown',
+      `${count(current, 'member')}, above maxReplicas ${p.maxReplicas}`,
+    );
   if (p.scaler === 'External')
     return decide(current, 'External', `${count(current, 'member')}, as spec.replicas says (${loadText})`);
 
@@ -179,7 +187,11 @@ export function planAutoscale(input: AutoscaleInput): AutoscaleDecision {
   if (target > current) {
     if (!stepDue) return stabilizing;
     const replicas = Math.min(target, current + p.maxScaleUpStep);
-    return decide(replicas, 'ScalingUp', `${loadText}: ${replicas} of the ${count(target, 'member')} it needs`);
+    return decide(
+      replicas,
+      'ScalingUp',
+      `${loadText}: ${replicas} of the ${count(target, 'member')} it needs`,
+    );
   }
   if (target < current) {
     const idleFor = now - lastActiveTime;
@@ -194,7 +206,11 @@ export function planAutoscale(input: AutoscaleInput): AutoscaleDecision {
     return decide(replicas, 'ScalingDown', `${loadText} for ${idleFor} ms: ${count(replicas, 'member')}`);
   }
   if (needed > p.maxReplicas)
-    return decide(current, 'AtMax', `${loadText} needs ${count(needed, 'member')}; maxReplicas is ${p.maxReplicas}`);
+    return decide(
+      current,
+      'AtMax',
+      `${loadText} needs ${count(needed, 'member')}; maxReplicas is ${p.maxReplicas}`,
+    );
   if (needed === 0 && current === p.minReplicas)
     return decide(current, 'Idle', `no load; ${count(current, 'member')} (minReplicas)`);
   return decide(current, 'Steady', `${loadText}: ${count(current, 'member')} carry it`);
