@@ -21,7 +21,7 @@ class CreateOutsideTheLock extends ReferenceProvider {
     const log = this.logger(opts);
     try {
       const p = this.placement(req);
-      return await this.ensure({ op: 'create', log, signal: opts?.signal, host: p.host }, req, p);
+      return await this.ensure({ log, signal: opts?.signal, host: p.host }, req, p);
     } catch (err) {
       throw this.fail(log, 'create', err, { name: req.name });
     }
