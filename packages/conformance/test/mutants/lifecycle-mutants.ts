@@ -84,7 +84,7 @@ class DeletesPartsOfALiveInstance extends ReferenceProvider {
 
 class ListsOnlyVolumes extends ReferenceProvider {
   override async listSecondary(opts?: CallOptions) {
-    return (await super.listSecondary(opts)).filter((r) => r.kind !== 'seed-iso');
+    return (await super.listSecondary(opts)).filter((r) => r.kind !== 'seed');
   }
 }
 
