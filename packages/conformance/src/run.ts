@@ -1,3 +1,4 @@
+import type { LogLine } from '@egress-proxies/provider-utils';
 import { type ConformanceCase, DEFAULT_CASE_TIMEOUT_MS } from './case.js';
 import { conformanceCases } from './cases/index.js';
 import { type CaseSession, createCaseSession } from './context.js';
@@ -82,6 +83,21 @@ async function watched<T>(promise: Promise<T>, ms: number, what: string, progres
   }
 }
 
+/**
+ * 2.9: every line a provider writes has a message. A line without one is a blank entry in an
+ * operator's log; every case checks all the lines it captured, so whatever path wrote the line
+ * (an outcome, a backend call, a skip) is judged by the case that took it.
+ */
+function assertLinesSaySomething(lines: readonly LogLine[]): void {
+  const blank = lines.find((l) => typeof l.msg !== 'string' || l.msg.trim() === '');
+  if (blank) {
+    throw new ConformanceFailure(
+      // Field names only: a value could be anything, a secret included.
+      `a log line has no message (2.9: every line says what happened); its fields: ${Object.keys(blank).join(', ')}`,
+    );
+  }
+}
+
 /** A case opened on its fixture: run it, then always clean up. */
 export interface OpenCase {
   session: CaseSession;
@@ -111,6 +127,7 @@ export function openCase(c: ConformanceCase, fixture: ConformanceFixture, timeou
         c.id,
         session.progress,
       );
+      assertLinesSaySomething(session.ctx.lines);
     },
     async close() {
       if (closed) return;

@@ -8,6 +8,7 @@ import { V2_MUTANTS } from './mutants/v2-mutants.js';
 import { V3_MUTANTS } from './mutants/v3-mutants.js';
 import { V4_MUTANTS } from './mutants/v4-mutants.js';
 import { V5_MUTANTS } from './mutants/v5-mutants.js';
+import { V7_MUTANTS } from './mutants/v7-mutants.js';
 
 const ids = new Set(conformanceCases().map((c) => c.id));
 
@@ -20,6 +21,7 @@ describe('every mutant of the reference provider fails the cases that guard its 
     ...V3_MUTANTS,
     ...V4_MUTANTS,
     ...V5_MUTANTS,
+    ...V7_MUTANTS,
   ]) {
     it(`${m.name} (${m.breaks}) fails ${m.caughtBy.join(', ')}`, async () => {
       for (const id of m.caughtBy) expect(ids.has(id), `unknown case id ${id}`).toBe(true);

@@ -168,6 +168,13 @@ export function wellFormedInstances(ctx: CaseContext, list: readonly unknown[], 
       (ctx.profile.states as readonly string[]).includes(String(i.state)),
       `${what}: ${i.id} is in state ${String(i.state)}, which profile.states does not declare`,
     );
+    // Instance.egress is absent when the egress is shared, and names at least one family when present.
+    const egress = i.egress as Record<string, unknown> | undefined;
+    check(
+      egress === undefined ||
+        ((ctx.profile.egress ?? 'shared') !== 'shared' && Object.keys(egress).length > 0),
+      `${what}: ${i.id} reports egress ${JSON.stringify(egress)}; want none when profile.egress is ${ctx.profile.egress ?? 'absent (shared)'}, else an address per family`,
+    );
   }
 }
 

@@ -21,7 +21,8 @@ function backend() {
 describe('ReferenceBackend', () => {
   it('boots a started domain through nostate, then runs it with an address', async () => {
     const b = backend();
-    await b.createVolume('h1', { name: 'v', kind: 'overlay', owner: 'd', sizeBytes: 1 }, auth);
+    const base = await b.ensureImage('h1', 'img', { url: 'https://images.example/img', sizeGiB: 1 }, auth);
+    await b.createVolume('h1', { name: 'v', owner: 'd', sizeGiB: 1, backing: base }, auth);
     await b.defineDomain('h1', { name: 'd', vcpus: 1, memoryMiB: 1, disks: ['v'], metadata: '' }, auth);
     await b.startDomain('h1', 'd', auth);
     expect(await b.domainState('h1', 'd', auth)).toBe('nostate');
@@ -34,15 +35,20 @@ describe('ReferenceBackend', () => {
     const GiB = 1024 ** 3;
     const free = async () => (await b.poolInfo('h1', 'default', auth)).availableBytes;
     expect(await free()).toBe(10 * GiB);
-    await b.createVolume('h1', { name: 'a', kind: 'overlay', owner: 'd', sizeBytes: 4 * GiB }, auth);
+    const base = await b.ensureImage('h1', 'img', { url: 'https://images.example/img', sizeGiB: 1 }, auth);
+    expect(await free()).toBe(9 * GiB);
+    await b.createVolume('h1', { name: 'a', owner: 'd', sizeGiB: 4, backing: base }, auth);
     await b.writeSeed('h1', { name: 's', owner: 'd', content: new Uint8Array(1024) }, auth);
     await b.writeSeed('h1', { name: 's', owner: 'd', content: new Uint8Array(2048) }, auth);
-    expect(await free()).toBe(6 * GiB - 2048);
+    expect(await free()).toBe(5 * GiB - 2048);
     await b.deleteVolume('h1', 'a', auth);
-    expect(await free()).toBe(10 * GiB - 2048);
+    expect(await free()).toBe(9 * GiB - 2048);
+    expect(await code(b.createVolume('h1', { name: 'b', owner: 'd', sizeGiB: 9, backing: base }, auth))).toBe(
+      'NO_SPACE',
+    );
     expect(
-      await code(b.createVolume('h1', { name: 'b', kind: 'overlay', owner: 'd', sizeBytes: 10 * GiB }, auth)),
-    ).toBe('NO_SPACE');
+      await code(b.createVolume('h1', { name: 'c', owner: 'd', sizeGiB: 1, backing: 'gone' }, auth)),
+    ).toBe('NO_VOLUME');
   });
 
   it('answers with native codes: missing, existing, out of space, wrong token', async () => {
@@ -51,7 +57,21 @@ describe('ReferenceBackend', () => {
     expect(await code(b.deleteVolume('h1', 'nope', auth))).toBe('NO_VOLUME');
     expect(
       await code(
-        b.createVolume('h1', { name: 'big', kind: 'overlay', owner: 'd', sizeBytes: 11 * 1024 ** 3 }, auth),
+        b.createVolume(
+          'h1',
+          {
+            name: 'big',
+            owner: 'd',
+            sizeGiB: 11,
+            backing: await b.ensureImage(
+              'h1',
+              'img',
+              { url: 'https://images.example/img', sizeGiB: 1 },
+              auth,
+            ),
+          },
+          auth,
+        ),
       ),
     ).toBe('NO_SPACE');
     expect(await code(b.probe('h1', { token: 'wrong' }))).toBe('AUTH');

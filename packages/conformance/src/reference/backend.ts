@@ -246,32 +246,42 @@ export class ReferenceBackend {
   ensureImage(
     host: string,
     key: string,
-    image: { url: string; sizeBytes: number },
+    image: { url: string; sizeGiB: number },
     auth: BackendAuth,
   ): Promise<string> {
     return this.#call('image', host, undefined, auth, (h) => {
       const name = `base-${key}.qcow2`;
       if (!h.volumes.has(name)) {
-        this.#reserve(h, image.sizeBytes, 'image');
-        h.volumes.set(name, { name, kind: 'base', sizeBytes: image.sizeBytes });
+        const sizeBytes = image.sizeGiB * GiB;
+        this.#reserve(h, sizeBytes, 'image');
+        h.volumes.set(name, { name, kind: 'base', sizeBytes });
       }
       return name;
     });
   }
 
+  /** Creates a copy-on-write overlay of `backing` (a base image), `sizeGiB` large, as `<capacity unit='G'>` says. */
   createVolume(
     host: string,
-    spec: { name: string; kind: VolumeKind; owner: string; sizeBytes: number; backing?: string },
+    spec: { name: string; owner: string; sizeGiB: number; backing: string },
     auth: BackendAuth,
   ): Promise<void> {
     return this.#call('volume', host, spec.owner, auth, (h) => {
       if (h.volumes.has(spec.name))
         throw this.#err('VOLUME_EXISTS', 'volume', h.name, `volume '${spec.name}' exists`);
-      if (spec.backing && !h.volumes.has(spec.backing)) {
+      // An overlay without its backing file cannot be read, so the backend refuses to make one.
+      if (!h.volumes.has(spec.backing)) {
         throw this.#err('NO_VOLUME', 'volume', h.name, `backing volume '${spec.backing}' not found`);
       }
-      this.#reserve(h, spec.sizeBytes, 'volume');
-      h.volumes.set(spec.name, { ...spec });
+      const sizeBytes = spec.sizeGiB * GiB;
+      this.#reserve(h, sizeBytes, 'volume');
+      h.volumes.set(spec.name, {
+        name: spec.name,
+        kind: 'overlay',
+        owner: spec.owner,
+        sizeBytes,
+        backing: spec.backing,
+      });
     });
   }
 

@@ -21,18 +21,16 @@ export function classifyBackendError(provider: string, operation: string, err: u
       details: { step: err.step, host: err.host, backendCode: err.code },
     });
   switch (err.code) {
+    // NO_VOLUME answers only steps outside get, where the default (Transient) is the answer too.
     case 'NO_DOMAIN':
-    // Stryker disable next-line StringLiteral: NO_VOLUME only answers steps outside get, where the default is Transient too
-    case 'NO_VOLUME':
       // Only get answers "the instance does not exist"; anywhere else a vanished object is retried.
       return operation === 'get'
         ? make(ErrorKind.NotFound, ErrorCode.NotFound)
         : make(ErrorKind.Transient, ErrorCode.Transient);
     case 'NO_POOL':
       return make(ErrorKind.Permanent, 'POOL_NOT_FOUND');
+    // INVALID answers only a stop of a stopped domain (tolerated) or a start of a running one (never asked).
     case 'NO_HOST':
-    // Stryker disable next-line StringLiteral: INVALID answers only a start of a running domain or a stop of a stopped one, which the provider never asks for (a stop's is tolerated)
-    case 'INVALID':
       return make(ErrorKind.Permanent, ErrorCode.Permanent);
     case 'AUTH':
       return make(ErrorKind.Permanent, ErrorCode.AuthFailed);
@@ -40,11 +38,9 @@ export function classifyBackendError(provider: string, operation: string, err: u
       return make(ErrorKind.QuotaExceeded, ErrorCode.QuotaExceeded);
     case 'UNREACHABLE':
       return make(ErrorKind.Transient, ErrorCode.Unreachable);
-    // Stryker disable next-line StringLiteral: the default BACKEND_ERROR is Transient too, and 2.5 allows it for a busy backend without a better code
-    case 'BUSY':
-      return make(ErrorKind.Transient, ErrorCode.Busy);
     case 'TIMEOUT':
       return make(ErrorKind.Transient, ErrorCode.Timeout);
+    // BUSY too: 2.5 allows BACKEND_ERROR for a busy backend, and its details carry the backend's code.
     default:
       return make(ErrorKind.Transient, ErrorCode.BackendError);
   }

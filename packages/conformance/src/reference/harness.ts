@@ -54,6 +54,16 @@ export const REFERENCE_EGRESS_PLAN: ReferenceEgressPlan = {
   },
 };
 
+/** A plan of one family (IPv4): a provider that records or reports egress only with both families fails it. */
+export const REFERENCE_IPV4_EGRESS_PLAN: ReferenceEgressPlan = {
+  name: 'doc-ipv4',
+  plan: {
+    ipv4: { ranges: ['203.0.113.8/29'], gateway: '203.0.113.9' },
+    nameservers: ['198.51.100.53'],
+    exclude: ['203.0.113.14'],
+  },
+};
+
 /**
  * A plan with room for every other case of the kit (some create a dozen instances), to show the
  * planned mode keeps the rest of the contract; too large for the cases that fill a plan.

@@ -41,6 +41,7 @@ export {
   createReferenceHarness,
   REFERENCE_EGRESS_PLAN,
   REFERENCE_HOSTS,
+  REFERENCE_IPV4_EGRESS_PLAN,
   REFERENCE_ROOMY_EGRESS_PLAN,
   REFERENCE_STATE_TABLE,
   type ReferenceHarnessOptions,

@@ -8,9 +8,10 @@ describe('the reference mark', () => {
     expect(r).toEqual({ kind: 'marked', mark: { uid: 'a"b<c>&d', createdAt, installation: 'cluster-1' } });
   });
 
-  it('reads no metadata or another namespace as unmarked, and garbage as unreadable', () => {
+  it('reads no metadata or another namespace as unmarked, and garbage (blank text too) as unreadable', () => {
     expect(readMark(undefined).kind).toBe('unmarked');
-    expect(readMark('').kind).toBe('unmarked');
+    expect(readMark('').kind).toBe('unreadable');
+    expect(readMark('  \n ').kind).toBe('unreadable');
     expect(readMark('<instance xmlns="https://other.example/ns" managed="true" uid="x"/>').kind).toBe(
       'unmarked',
     );

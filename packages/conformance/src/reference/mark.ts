@@ -35,14 +35,14 @@ const ATTR = /([A-Za-z0-9]+)="([^"]*)"/g;
 
 /** Reads a domain's metadata: no metadata (or another namespace) is unmarked; garbage is unreadable. */
 export function readMark(metadata: string | undefined): MarkReading {
-  // Stryker disable next-line MethodExpression,StringLiteral: metadata of only whitespace reads as no mark or as unreadable here, and 2.1/2.2 allow both (refused, never listed)
-  if (metadata === undefined || metadata.trim() === '') return { kind: 'unmarked' };
+  // Metadata of only whitespace reads as unreadable: 2.1/2.2 treat it as no mark (refused, never listed).
+  if (metadata === undefined) return { kind: 'unmarked' };
   const m = ELEMENT.exec(metadata.trim());
   if (!m) return { kind: 'unreadable' };
   if (m[1] !== MARK_NAMESPACE) return { kind: 'unmarked' };
   const attrs = new Map<string, string>();
-  // Stryker disable next-line StringLiteral: the attribute group always matches, if only the empty string
-  for (const a of (m[2] ?? '').matchAll(ATTR)) attrs.set(a[1]!, unescapeAttr(a[2]!));
+  // The attribute group always matches, if only the empty string.
+  for (const a of m[2]!.matchAll(ATTR)) attrs.set(a[1]!, unescapeAttr(a[2]!));
   if (attrs.get('managed') !== 'true') return { kind: 'unmarked' };
   const mark: Mark = {
     uid:
@@ -50,16 +50,11 @@ export function readMark(metadata: string | undefined): MarkReading {
       // Stryker disable next-line StringLiteral: every writer writes a uid
       '',
   };
-  const created = attrs.get('createdAt');
-  // Stryker disable next-line ConditionalExpression: an absent createdAt parses as an invalid date, which the next check drops
-  if (created !== undefined) {
-    const d = new Date(created);
-    // A parse error gives no createdAt rather than a wrong one.
-    if (!Number.isNaN(d.getTime())) mark.createdAt = d;
-  }
-  const inst = attrs.get('installation');
-  // Stryker disable next-line ConditionalExpression: an undefined installation and none read the same (readers spread it only when set)
-  if (inst) mark.installation = inst;
+  // An absent or garbled createdAt gives no createdAt rather than a wrong one.
+  const created = new Date(attrs.get('createdAt') ?? Number.NaN);
+  if (!Number.isNaN(created.getTime())) mark.createdAt = created;
+  // Readers spread the installation only when it is set.
+  mark.installation = attrs.get('installation');
   const ipv4 = attrs.get('egress4');
   const ipv6 = attrs.get('egress6');
   if (ipv4 || ipv6) mark.egress = { ...(ipv4 ? { ipv4 } : {}), ...(ipv6 ? { ipv6 } : {}) };

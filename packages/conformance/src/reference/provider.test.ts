@@ -46,7 +46,7 @@ describe('ReferenceProvider', () => {
     backend.failNext('define', 1, 'INTERNAL');
     await expect(provider.create(request())).rejects.toMatchObject({ kind: 'Transient' });
     const leftovers = await provider.listSecondary();
-    expect(leftovers.map((r) => r.kind).sort()).toEqual(['seed-iso', 'volume']);
+    expect(leftovers.map((r) => r.kind).sort()).toEqual(['overlay', 'seed']);
     await provider.create(request());
     await provider.deleteSecondary(leftovers[0]!.id);
     expect(backend.volumes().filter((v) => v.owner)).toHaveLength(2);
@@ -54,7 +54,7 @@ describe('ReferenceProvider', () => {
     expect(backend.volumes().filter((v) => v.owner)).toHaveLength(0);
   });
 
-  it('logs outcomes and backend calls at V1 and sizes at V2, never the cloud-init or the token', async () => {
+  it('logs outcomes and backend calls at V1 and the placement at V2, never the cloud-init or the token', async () => {
     const lines: LogLine[] = [];
     const logger = createLogger({ verbosity: 2, sink: (l) => lines.push(l) });
     const { provider } = createReference('demo', referenceConfig('sekrit-token'));
@@ -63,9 +63,7 @@ describe('ReferenceProvider', () => {
     expect(v1.filter((m) => m !== 'reference backend call')).toEqual(['reference instance ensured running']);
     expect(lines.filter((l) => l.level === 2).map((l) => l.msg)).toEqual(['reference create resolved']);
     expect(lines.some((l) => l.msg === 'reference backend call' && l.step === 'define')).toBe(true);
-    expect(lines.find((l) => l.msg === 'reference create resolved')?.cloudInitBytes).toBe(
-      Buffer.byteLength('#cloud-config\npassword: hunter2\n'),
-    );
+    expect(lines.find((l) => l.msg === 'reference create resolved')?.placement).toEqual(request().placement);
     const text = JSON.stringify(lines);
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('sekrit-token');

@@ -21,7 +21,7 @@ class CreateOutsideTheLock extends ReferenceProvider {
     const log = this.logger(opts);
     try {
       const p = this.placement(req);
-      return await this.ensure({ op: 'create', log, signal: opts?.signal, host: p.host }, req, p);
+      return await this.ensure({ log, signal: opts?.signal, host: p.host }, req, p);
     } catch (err) {
       throw this.fail(log, 'create', err, { name: req.name });
     }
@@ -84,7 +84,7 @@ class DeletesPartsOfALiveInstance extends ReferenceProvider {
 
 class ListsOnlyVolumes extends ReferenceProvider {
   override async listSecondary(opts?: CallOptions) {
-    return (await super.listSecondary(opts)).filter((r) => r.kind !== 'seed-iso');
+    return (await super.listSecondary(opts)).filter((r) => r.kind !== 'seed');
   }
 }
 

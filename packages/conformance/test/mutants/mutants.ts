@@ -12,6 +12,7 @@ import {
 import type { ReferenceHarnessOptions } from '../../src/reference/harness.js';
 import {
   classifyBackendError,
+  type Mark,
   type MarkReading,
   type OpContext,
   type Ownership,
@@ -34,7 +35,7 @@ export interface Mutant {
   /** Case ids that must fail against it. */
   caughtBy: readonly string[];
   /** The harness it runs in, when not the default three-host one. */
-  harness?: Pick<ReferenceHarnessOptions, 'hosts' | 'listPartial'>;
+  harness?: Pick<ReferenceHarnessOptions, 'hosts' | 'listPartial' | 'egressPlan'>;
   make(args: { name: string; config: ReferenceConfig; backend: ReferenceBackend }): {
     provider: Provider;
     checker?: ReferenceChecker;
@@ -42,8 +43,9 @@ export interface Mutant {
 }
 
 type Args = { name: string; config: ReferenceConfig; backend: ReferenceBackend };
+type Placed = Parameters<ReferenceProvider['createDetail']>[1];
 const checkerFor = ({ name, config }: Args, backend: ReferenceBackend) =>
-  new ReferenceChecker(name, resolveReferenceConfig(name, config), backend);
+  new ReferenceChecker(name, resolveReferenceConfig(name, config), backend, () => false);
 
 /** Builds a mutant from a ReferenceProvider subclass. */
 function sub(
@@ -57,8 +59,13 @@ function sub(
 
 class NonIdempotentCreate extends ReferenceProvider {
   // Never looks before it creates: a second create runs into the existing domain.
+  readonly #creating = new WeakSet<OpContext>();
+  protected override ensure(ctx: OpContext, req: CreateRequest, p: Placed) {
+    this.#creating.add(ctx);
+    return super.ensure(ctx, req, p);
+  }
   protected override async findExisting(ctx: OpContext, name: string) {
-    return ctx.op === 'create' ? undefined : super.findExisting(ctx, name);
+    return this.#creating.has(ctx) ? undefined : super.findExisting(ctx, name);
   }
 }
 
@@ -101,8 +108,8 @@ class TreatsUnmarkedAsOurs extends ReferenceProvider {
   protected override ownership(reading: MarkReading, uid: string): Ownership {
     return reading.kind === 'unmarked' ? 'adopt' : super.ownership(reading, uid);
   }
-  protected override isOurs(reading: MarkReading): boolean {
-    return reading.kind !== 'unreadable';
+  protected override ourMark(reading: MarkReading): Mark | undefined {
+    return reading.kind === 'unmarked' ? { uid: '' } : super.ourMark(reading);
   }
 }
 
@@ -349,6 +356,7 @@ export const MUTANTS: readonly Mutant[] = [
           args.name,
           resolveReferenceConfig(args.name, args.config),
           args.backend,
+          () => false,
         ),
       };
     },

@@ -104,7 +104,7 @@ export const V2_MUTANTS: readonly Mutant[] = [
     make: (args) => {
       const provider = new ReferenceProvider(args);
       const config = resolveReferenceConfig(args.name, args.config);
-      return { provider, checker: new ReferenceChecker(args.name, config, args.backend) };
+      return { provider, checker: new ReferenceChecker(args.name, config, args.backend, () => false) };
     },
   },
   {

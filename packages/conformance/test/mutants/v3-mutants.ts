@@ -151,7 +151,7 @@ class CatalogueLookupWithIn extends ReferenceProvider {
 }
 
 class DeletesEveryonesVolumes extends ReferenceProvider {
-  protected override async removeVolumes(ctx: OpContext, name: string): Promise<number> {
+  protected override async removeVolumes(ctx: OpContext, name: string): Promise<void> {
     const volumes = await this.call(ctx, 'volumes', (a) => this.backend.listVolumes(ctx.host, a));
     for (const v of volumes) {
       if (v.kind === 'base') continue;
@@ -159,7 +159,6 @@ class DeletesEveryonesVolumes extends ReferenceProvider {
         this.call(ctx, 'delete-volume', (a) => this.backend.deleteVolume(ctx.host, v.name, a), name),
       );
     }
-    return volumes.length;
   }
 }
 
@@ -168,7 +167,7 @@ class MachineFirstAndForgetful extends ReferenceProvider {
   // a failure between the two leaves parts nothing will look for again.
   protected override async remove(ctx: OpContext, name: string): Promise<void> {
     const dom = await this.findExisting(ctx, name);
-    if (!dom || !this.isOurs(this.readMark(dom.metadata))) return;
+    if (!dom || !this.ourMark(this.readMark(dom.metadata))) return;
     if (dom.state !== 'shutoff') await this.stopBeforeRemove(ctx, name);
     await this.call(ctx, 'undefine', (a) => this.backend.undefineDomain(ctx.host, name, a), name);
     await this.removeVolumes(ctx, name);
@@ -280,8 +279,17 @@ class GenericCodeForABadRequest extends ReferenceProvider {
 }
 
 class ListSecondaryIgnoresThePolicy extends ReferenceProvider {
+  #listingSecondary = 0;
+  override async listSecondary(opts?: CallOptions) {
+    this.#listingSecondary += 1;
+    try {
+      return await super.listSecondary(opts);
+    } finally {
+      this.#listingSecondary -= 1;
+    }
+  }
   protected override async listHost(ctx: OpContext) {
-    if (ctx.op !== 'listSecondary') return super.listHost(ctx);
+    if (this.#listingSecondary === 0) return super.listHost(ctx);
     return this.call(ctx, 'list', (a) => this.backend.listDomains(ctx.host, a));
   }
 }

@@ -103,7 +103,7 @@ describe('OrphanGc', () => {
     expect(first.deleted).toEqual([]);
     t.advance(HOUR + 1);
     const second = await t.gc.collect(t.handle);
-    expect(second.deleted.map((d) => d.kind).sort()).toEqual(['seed-iso', 'volume']);
+    expect(second.deleted.map((d) => d.kind).sort()).toEqual(['overlay', 'seed']);
     const owners = t.backend
       .volumes()
       .filter((v) => v.kind !== 'base')
