@@ -54,7 +54,10 @@ describe('chart: gateway', () => {
     const dep = docs.find((d) => d.kind === 'Deployment') as unknown as {
       spec: {
         template: {
-          spec: { containers: { args: string[] }[]; volumes: { secret?: { secretName: string } }[] };
+          spec: {
+            containers: { args: string[]; env?: { name: string; valueFrom?: unknown }[] }[];
+            volumes: { secret?: { secretName: string } }[];
+          };
         };
       };
     };
@@ -69,6 +72,11 @@ describe('chart: gateway', () => {
         '--ban-statuses=403,429,503',
       ]),
     );
+    // The replica's Pod through the downward API: the owner of its load Lease.
+    expect(dep.spec.template.spec.containers[0]?.env).toEqual([
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } },
+    ]);
     // Only what the gateway reads and marks: the pool itself (read), its member Proxies, and its
     // own load Lease (an autoscaled pool).
     const role = docs.find((d) => d.kind === 'Role') as unknown as { rules: unknown[] };

@@ -18,6 +18,8 @@ import { getVia } from './support/through-gateway.js';
 // size to spec.replicas. The controller's clock is the test's, so staleness is exact.
 const NS = 'pool-scale';
 const base = '/apis/egress-proxies.dev/v1alpha1';
+/** The UID the downward API would give the gateway replica's Pod. */
+const POD_UID = '0b9a3c4e-7d2f-4e1a-9c55-1f3e2d4c5b6a';
 let cp: KubeControlPlane;
 let kc: KubeConfig;
 let now = Date.parse('2026-12-06T03:00:00Z');
@@ -139,7 +141,8 @@ describe('ProxyPool autoscale in the cluster', () => {
         '--metrics',
         '127.0.0.1:0',
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      // As the chart runs it: the Pod's name and UID from the downward API.
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, POD_NAME: 'gw-wake-0', POD_UID: POD_UID } },
     );
     let out = '';
     gateway.stdout?.on('data', (c) => {
@@ -174,5 +177,12 @@ describe('ProxyPool autoscale in the cluster', () => {
     gateway.kill('SIGTERM');
     expect((await answer).status).toBe(503);
     expect(out).not.toContain('cannot report the load');
+    // The replica's Lease is owned by its Pod, so the cluster deletes it with the Pod.
+    const lease = (
+      await cp.request('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/wake-load-gw-wake-0`)
+    ).json<{ metadata: { ownerReferences?: unknown[] } }>();
+    expect(lease.metadata.ownerReferences).toEqual([
+      { apiVersion: 'v1', kind: 'Pod', name: 'gw-wake-0', uid: POD_UID },
+    ]);
   });
 });

@@ -16,6 +16,31 @@ export interface Containerd {
 
 const READY_MS = 60_000;
 const IMPORT_MS = 15 * 60_000;
+const IMPORT_ATTEMPTS = 3;
+
+/**
+ * containerd 1.6 can lose a blob an import has just written (the archive's index, which
+ * `--index-name` stores) to the garbage collection a new daemon runs right after it starts: ctr
+ * then fails with `content digest sha256:...: not found` for a digest the archive holds. Seen once
+ * in CI on a cluster's first import. An import is idempotent, so that one error is retried; any
+ * other error is thrown at once.
+ */
+export async function importWithRetry(
+  attempt: () => Promise<unknown>,
+  attempts = IMPORT_ATTEMPTS,
+  pauseMs = 500,
+): Promise<void> {
+  for (let i = 1; ; i++) {
+    try {
+      await attempt();
+      return;
+    } catch (err) {
+      const lost = /content digest sha256:[0-9a-f]{64}: not found/.test((err as Error).message);
+      if (!lost || i >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  }
+}
 
 /**
  * The node's containerd (the Debian package), with its root, state, socket and CNI config under
@@ -75,7 +100,7 @@ export async function startContainerd(o: {
     async importImage(image) {
       const [first, ...rest] = image.names;
       if (!first) throw new Error(`importImage: no name given for ${image.archive}`);
-      await ctr(['images', 'import', '--index-name', first, image.archive], IMPORT_MS);
+      await importWithRetry(() => ctr(['images', 'import', '--index-name', first, image.archive], IMPORT_MS));
       if (rest.length) await ctr(['images', 'tag', '--force', first, ...rest]);
     },
     stop: () => daemon.stop(),

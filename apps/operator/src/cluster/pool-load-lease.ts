@@ -24,10 +24,30 @@ export const loadLeaseName = (pool: string, replica: string): string =>
     .slice(0, 253)
     .replace(/[^a-z0-9]+$/, '');
 
-/** Writes this replica's load on `pool` (creating its Lease the first time). */
+/** The Pod a replica runs in (the chart passes its name and UID through the downward API). */
+export interface ReplicaPod {
+  name: string;
+  uid: string;
+}
+
+/**
+ * The replica's Pod from the environment the chart sets (`POD_NAME`, `POD_UID`), if both are set.
+ * A Lease owned by its Pod is deleted by the cluster's garbage collector with the Pod, so a
+ * rollout (new Pod names) leaves no Lease behind.
+ */
+export function replicaPodFromEnv(env: NodeJS.ProcessEnv = process.env): ReplicaPod | undefined {
+  const name = env.POD_NAME?.trim();
+  const uid = env.POD_UID?.trim();
+  return name && uid ? { name, uid } : undefined;
+}
+
+/**
+ * Writes this replica's load on `pool` (creating its Lease the first time, owned by `owner`
+ * when given).
+ */
 export async function writeLoadReport(
   kc: KubeConfig,
-  at: { namespace: string; pool: string; replica: string },
+  at: { namespace: string; pool: string; replica: string; owner?: ReplicaPod },
   load: Omit<LoadReport, 'source'>,
   signal: AbortSignal,
 ): Promise<void> {
@@ -54,7 +74,13 @@ export async function writeLoadReport(
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       ...body,
-      metadata: { ...body.metadata, name },
+      metadata: {
+        ...body.metadata,
+        name,
+        ...(at.owner
+          ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: at.owner.name, uid: at.owner.uid }] }
+          : {}),
+      },
     };
     await api.createNamespacedLease({ namespace: at.namespace, body: lease }, kubeCall({ signal }));
   }

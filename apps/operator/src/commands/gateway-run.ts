@@ -10,7 +10,7 @@ import {
   readUsersSecret,
 } from '../cluster/cluster-pool.js';
 import { describeKubeError } from '../cluster/kube-errors.js';
-import { writeLoadReport } from '../cluster/pool-load-lease.js';
+import { type ReplicaPod, replicaPodFromEnv, writeLoadReport } from '../cluster/pool-load-lease.js';
 import { createOperatorLogger } from '../domain/logger.js';
 import type { OpLogger } from '../domain/op-logger.js';
 import { textDestination } from '../domain/text-format.js';
@@ -117,10 +117,18 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
     throw new FlagError(`ProxyPool ${poolKey} has spec.gateway.enabled: false; it has no gateway to serve`);
   const readUsers = usersSource(flags, cluster?.core, pool);
   let gw: RunningGateway;
-  // An autoscaled pool's load goes on this replica's Lease: every refresh, and at once when a request waits.
+  // An autoscaled pool's load goes on this replica's Lease: every refresh, and at once when a request
+  // waits. In the chart the Lease is owned by the replica's Pod, so it goes with the Pod.
+  const pod = replicaPodFromEnv();
   const loads =
     cluster && pool
-      ? loadReporter(cluster.kc, { ...pool, replica: hostname() }, () => gw.load(), log, abort.signal)
+      ? loadReporter(
+          cluster.kc,
+          { ...pool, replica: pod?.name ?? hostname(), ...(pod ? { owner: pod } : {}) },
+          () => gw.load(),
+          log,
+          abort.signal,
+        )
       : undefined;
   let autoscaled = Boolean(first?.autoscale);
   // The marks tell the other replicas (and the pool controller, for `rotation.onBan`).
@@ -203,26 +211,36 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
 }
 
 /**
- * Writes the gateway's load to its Lease; a call while a write is under way is folded into it.
- * A failed write is logged: the pool controller leaves a stale report out.
+ * Writes the gateway's load to its Lease. A call while a write is under way asks for one more
+ * write after it, with the load read then: the write under way read the load before (a request
+ * that just started waiting, the wake signal, is not in it). A failed write is logged: the pool
+ * controller leaves a stale report out.
  */
 function loadReporter(
   kc: KubeConfig,
-  at: { namespace: string; name: string; replica: string },
+  at: { namespace: string; name: string; replica: string; owner?: ReplicaPod },
   load: () => GatewayLoad,
   log: OpLogger,
   signal: AbortSignal,
 ): () => void {
   let writing = false;
-  return () => {
-    if (writing || signal.aborted) return;
+  let again = false;
+  const write = (): void => {
+    if (signal.aborted) return;
     writing = true;
-    writeLoadReport(kc, { namespace: at.namespace, pool: at.name, replica: at.replica }, load(), signal)
+    again = false;
+    const { namespace, name: pool, replica, owner } = at;
+    writeLoadReport(kc, { namespace, pool, replica, ...(owner ? { owner } : {}) }, load(), signal)
       .catch((err) => {
         if (!signal.aborted) log.warn({ error: describeKubeError(err) }, 'gateway: cannot report the load');
       })
       .finally(() => {
         writing = false;
+        if (again) write();
       });
+  };
+  return () => {
+    if (writing) again = true;
+    else write();
   };
 }
