@@ -2,12 +2,12 @@
 // What the test run leaves on the host. `snapshot` records the host before the tests, `compare`
 // lists what is new afterwards and still there: temp entries, daemons the suites started (VMs,
 // Squid, API servers, sshd, operators), mounts, buildah containers, network links and namespaces,
-// firewall rules and libvirt definitions. Every suite cleans up after itself, so anything listed is a leak (a
+// firewall rules, libvirt definitions and what tools write into the home directory. Every suite cleans up after itself, so anything listed is a leak (a
 // killed VM's disk, a key left in a temp dir, a proxy still listening). Lock files are kept on
 // purpose: every process on the machine agrees on their paths.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './workspace.mjs';
 
@@ -60,6 +60,30 @@ function processes() {
   return out;
 }
 
+/**
+ * Where tools write into the home directory when a suite forgets to point them at its own temp
+ * dir: kubectl's discovery cache (one directory per API server address, so every run adds one),
+ * helm's cache and config, Chromium's profile and crash reports, ssh's known hosts.
+ */
+const HOME_SPOTS = ['.kube', '.cache/helm', '.config/helm', '.local/share/helm', '.config/chromium', '.ssh'];
+
+function listTree(dir, out = [], limit = 2000) {
+  if (!existsSync(dir) || out.length >= limit) return out;
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (out.length >= limit) break;
+    const path = join(dir, e.name);
+    out.push(path);
+    if (e.isDirectory()) listTree(path, out, limit);
+  }
+  return out;
+}
+
 function listDir(dir) {
   return existsSync(dir) ? readdirSync(dir).map((n) => join(dir, n)) : [];
 }
@@ -76,6 +100,10 @@ function snapshot() {
     links: (lines('ip', ['-o', 'link', 'show']) ?? []).map((l) => l.split(':')[1]?.trim().split('@')[0] ?? l),
     netns: (lines('ip', ['netns', 'list']) ?? []).map((l) => l.split(' ')[0]),
     firewall: (lines('iptables-save', []) ?? []).filter((l) => /^-A /.test(l)),
+    home: HOME_SPOTS.flatMap((spot) => {
+      const path = join(homedir(), spot);
+      return existsSync(path) ? [path, ...listTree(path)] : [];
+    }),
     libvirt: [
       ...listDir('/etc/libvirt/qemu').filter((p) => p.endsWith('.xml')),
       ...listDir('/etc/libvirt/storage').filter((p) => p.endsWith('.xml')),

@@ -3,13 +3,28 @@
 // `N passed, N failed, N skipped`. A package with a test script and no report counts as failed:
 // a crashed runner must not look like a clean one.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { root, workspacePackages } from './workspace.mjs';
 
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const lines = [];
+/** Each failed test with the start of its message: the closing lines are often all a CI log keeps. */
+const failures = [];
+/** The first lines of a failure message, without terminal colours, on one indented block. */
+function firstLines(message, max = 4) {
+  return (
+    String(message ?? '')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal's colour codes
+      .replace(/\u001b\[[0-9;]*m/g, '')
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter((l) => l.trim() !== '')
+      .slice(0, max)
+      .map((l) => `      ${l.slice(0, 300)}`)
+  );
+}
 for (const p of workspacePackages()) {
   if (!p.manifest.scripts?.test) continue;
   const file = join(p.dir, '.test-results', 'vitest.json');
@@ -24,6 +39,19 @@ for (const p of workspacePackages()) {
   const broken = (r.testResults ?? []).filter(
     (t) => t.status === 'failed' && t.assertionResults.length === 0,
   ).length;
+  for (const t of r.testResults ?? []) {
+    const file = relative(p.dir, t.name ?? '');
+    if (t.status === 'failed' && t.assertionResults.length === 0) {
+      failures.push(
+        `  ${p.rel} ${file}: the file failed to load or its hooks failed`,
+        ...firstLines(t.message),
+      );
+    }
+    for (const a of t.assertionResults) {
+      if (a.status !== 'failed') continue;
+      failures.push(`  ${p.rel} ${file} > ${a.fullName}`, ...firstLines(a.failureMessages?.[0]));
+    }
+  }
   passed += r.numPassedTests;
   failed += r.numFailedTests + broken;
   skipped += pend;
@@ -68,5 +96,9 @@ for (const arg of process.argv.slice(2)) {
 }
 console.log('\n=== summary');
 console.log(lines.join('\n'));
+if (failures.length > 0) {
+  console.log('\nfailed tests:');
+  console.log(failures.join('\n'));
+}
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 ? 0 : 1);

@@ -103,7 +103,11 @@ describe('operator against a real API server', () => {
     const kubeconfig = join(h.dir, 'kubeconfig');
     writeFileSync(kubeconfig, cp.kubeconfig());
     const kubectl = (...args: string[]) => {
-      const r = spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8' });
+      // Its discovery cache in the test's dir, not the home directory.
+      const r = spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, KUBECACHEDIR: join(h.dir, 'kube-cache') },
+      });
       if (r.error || r.status !== 0)
         throw new Error(`kubectl ${args.join(' ')}: ${r.error?.message ?? r.stderr}`);
       return r.stdout

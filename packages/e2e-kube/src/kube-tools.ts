@@ -9,9 +9,14 @@ export interface KubeTools {
   kubectl(args: string[], opts?: { input?: string; cwd?: string }): Promise<string>;
 }
 
-function runTool(bin: string, args: string[], opts: { input?: string; cwd?: string } = {}): Promise<string> {
+function runTool(
+  bin: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { input?: string; cwd?: string } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -38,12 +43,21 @@ export function kubeTools(o: {
 }): KubeTools {
   const kubeconfig = join(o.dir, 'admin.kubeconfig');
   writeFileSync(kubeconfig, o.kubeconfigText, { mode: 0o600 });
+  // kubectl keeps a discovery cache and helm its cache and config under the home directory by
+  // default: both go in the run's dir, so the run leaves nothing in the home directory.
+  const env = {
+    ...process.env,
+    KUBECACHEDIR: join(o.dir, 'kube-cache'),
+    HELM_CACHE_HOME: join(o.dir, 'helm', 'cache'),
+    HELM_CONFIG_HOME: join(o.dir, 'helm', 'config'),
+    HELM_DATA_HOME: join(o.dir, 'helm', 'data'),
+  };
   return {
     kubeconfig,
-    helm: (args, opts) => runTool(o.helm, [...args, '--kubeconfig', kubeconfig], opts),
+    helm: (args, opts) => runTool(o.helm, [...args, '--kubeconfig', kubeconfig], env, opts),
     kubectl: (args, opts) => {
       const [bin, ...pre] = o.kubectl;
-      return runTool(bin ?? 'kubectl', [...pre, '--kubeconfig', kubeconfig, ...args], opts);
+      return runTool(bin ?? 'kubectl', [...pre, '--kubeconfig', kubeconfig, ...args], env, opts);
     },
   };
 }
