@@ -16,7 +16,7 @@ const failures = [];
 function firstLines(message, max = 4) {
   return (
     String(message ?? '')
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal's colour codes
+      // Strips the terminal's colour codes.
       .replace(/\u001b\[[0-9;]*m/g, '')
       .split('\n')
       .map((l) => l.trimEnd())
