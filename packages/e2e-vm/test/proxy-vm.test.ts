@@ -41,6 +41,8 @@ const SENTINEL = `e2e-sentinel-${randomUUID().slice(0, 8)}`;
 const PORT = 3129;
 const IMAGE_KEY = 'bookworm';
 const BOOT_TIMEOUT_MS = 20 * 60_000;
+/** A step's budget above the slowest deadline inside it (the guest agent's 120 s per exec). */
+const STEP_TIMEOUT_MS = 150_000;
 // The egress plan: the documentation block and prefix the runner's router routes to the bridge.
 const PLAN_HOST = 'e2e-plan';
 const POOL = 'e2e-pool';
@@ -414,24 +416,36 @@ describe('a Proxy on kvm2, end to end', () => {
     BOOT_TIMEOUT_MS * 2,
   );
 
-  it('answers curl -x on the Proxy port with the guest as the egress address', async () => {
-    const ip = state('e2e-a').status?.ip ?? '';
-    expect(await curlThrough(ip)).toEqual({ ip });
-  });
+  // The tests below without a boot in them still wait on a guest that shares two cores with the
+  // rest of the run: each gets more time than its own steps' deadlines (curl's 30 s, the guest
+  // agent's 120 s per exec), so a slow machine fails on the step that hung and names it, not on
+  // vitest's 30 s default.
+  it(
+    'answers curl -x on the Proxy port with the guest as the egress address',
+    async () => {
+      const ip = state('e2e-a').status?.ip ?? '';
+      expect(await curlThrough(ip)).toEqual({ ip });
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it("ran the seed: cloud-init's instance id and hostname are the ones kvm2 wrote", async () => {
-    const a = state('e2e-a');
-    const domain = domainOf(a);
-    const agent = libvirtAgentCall(env.libvirtUri, domain);
-    const id = await guestExecVia(agent, '/bin/cat', ['/var/lib/cloud/data/instance-id']);
-    expect(id.exitCode).toBe(0);
-    expect(id.stdout.trim()).toBe(instanceIdFor(domain, a.uid));
-    const host = await guestExecVia(agent, '/bin/hostname', []);
-    expect(host.stdout.trim()).toBe(domain);
-    // The user-data's Squid config is the one running (its port answered above).
-    const conf = await guestExecVia(agent, '/bin/grep', ['-c', SENTINEL, '/etc/squid/squid.conf']);
-    expect(conf.stdout.trim()).toBe('1');
-  });
+  it(
+    "ran the seed: cloud-init's instance id and hostname are the ones kvm2 wrote",
+    async () => {
+      const a = state('e2e-a');
+      const domain = domainOf(a);
+      const agent = libvirtAgentCall(env.libvirtUri, domain);
+      const id = await guestExecVia(agent, '/bin/cat', ['/var/lib/cloud/data/instance-id']);
+      expect(id.exitCode).toBe(0);
+      expect(id.stdout.trim()).toBe(instanceIdFor(domain, a.uid));
+      const host = await guestExecVia(agent, '/bin/hostname', []);
+      expect(host.stdout.trim()).toBe(domain);
+      // The user-data's Squid config is the one running (its port answered above).
+      const conf = await guestExecVia(agent, '/bin/grep', ['-c', SENTINEL, '/etc/squid/squid.conf']);
+      expect(conf.stdout.trim()).toBe('1');
+    },
+    4 * STEP_TIMEOUT_MS,
+  );
 
   it(
     'gives each planned member its own address from the plan, seen by the echo behind the router on both families',
@@ -482,21 +496,25 @@ describe('a Proxy on kvm2, end to end', () => {
     BOOT_TIMEOUT_MS * 2,
   );
 
-  it('cached the image once, through Content-Length, as a base volume and its marker', async () => {
-    expect(images.downloads).toHaveLength(1);
-    const [d] = images.downloads;
-    expect(d?.bytes).toBe(env.image.sizeBytes);
-    timings.download = { bytes: d?.bytes ?? 0, seconds: (d?.ms ?? 0) / 1000 };
-    const domain = domainOf(state('e2e-a'));
-    const planned = poolMembers().map((m) => domainOf(state(m)));
-    expect(await volumes()).toEqual(
-      [
-        `base-${IMAGE_KEY}.qcow2`,
-        `base-${IMAGE_KEY}.qcow2.sha256`,
-        ...[domain, ...planned].flatMap((d) => [`${d}-seed.iso`, `${d}.qcow2`]),
-      ].sort(),
-    );
-  });
+  it(
+    'cached the image once, through Content-Length, as a base volume and its marker',
+    async () => {
+      expect(images.downloads).toHaveLength(1);
+      const [d] = images.downloads;
+      expect(d?.bytes).toBe(env.image.sizeBytes);
+      timings.download = { bytes: d?.bytes ?? 0, seconds: (d?.ms ?? 0) / 1000 };
+      const domain = domainOf(state('e2e-a'));
+      const planned = poolMembers().map((m) => domainOf(state(m)));
+      expect(await volumes()).toEqual(
+        [
+          `base-${IMAGE_KEY}.qcow2`,
+          `base-${IMAGE_KEY}.qcow2.sha256`,
+          ...[domain, ...planned].flatMap((d) => [`${d}-seed.iso`, `${d}.qcow2`]),
+        ].sort(),
+      );
+    },
+    STEP_TIMEOUT_MS,
+  );
 
   it(
     'deletes a removed Proxy (domain, overlay, seed) while two more come up on the cached image, on kvm2 and on kvm, and a planned member is replaced',
