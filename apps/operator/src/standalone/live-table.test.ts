@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Screen } from '../../test/support/terminal-screen.js';
-import { fitLine, LiveTable } from './live-table.js';
+import { columnsOf, fitLine, LiveTable } from './live-table.js';
 
 const table = (n: number, footer: string) => [
   'NAME     PROVIDER  PHASE  ADDRESS          HEALTHY  MESSAGE',
@@ -29,7 +29,7 @@ describe('LiveTable', () => {
         // The screen holds what was above, then this drawing, a row per line, and nothing else.
         expect(screen.lines()).toEqual(['up: started', ...lines.map((l) => fitLine(l, width))]);
         for (const l of screen.lines()) expect([...l].length).toBeLessThan(width);
-        expect(screen.rows.some((r) => r.wrapped)).toBe(false);
+        expect(screen.wrapped()).toBe(false);
       }
     });
   }
@@ -65,5 +65,46 @@ describe('LiveTable', () => {
     t.draw(table(2, 'b'), 80);
     screen.write('stopped reconciling\n');
     expect(screen.lines()).toEqual([...table(1, 'a').map((l) => fitLine(l, 80)), 'stopped reconciling']);
+  });
+
+  // A provider's message is the user's language and the backend's text: wide characters, emoji,
+  // accents made of combining marks, and now and then a line break or an escape sequence.
+  const worldly = (n: number, footer: string) => [
+    'NAME     PROVIDER  PHASE         MESSAGE',
+    ...Array.from(
+      { length: n },
+      (_, i) =>
+        `proxy-${i}  gce       Provisioning  配额不足：区域 asia-east1 的 CPU 已用完 🚫 e\u0301chec ${'重试'.repeat(i * 3)}`,
+    ),
+    `error from the backend:\nline two\r\x1b[2Jcleared?\x07 ${footer}`,
+  ];
+
+  for (const width of [12, 31, 57, 80, 200]) {
+    it(`redraws wide characters, emoji and combining marks in place at ${width} columns`, () => {
+      const screen = new Screen(width);
+      screen.write('up: started\n');
+      const t = new LiveTable((s) => screen.write(s));
+      for (const [n, footer] of [
+        [1, 'a'],
+        [3, 'bb'],
+        [2, 'ccc'],
+      ] as const) {
+        const lines = worldly(n, footer);
+        t.draw(lines, width);
+        // One row per line, nothing wrapped, nothing stale, no control character on screen.
+        expect(screen.lines()).toEqual(['up: started', ...lines.map((l) => fitLine(l, width))]);
+        expect(screen.wrapped()).toBe(false);
+        for (const l of screen.lines()) expect(l).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      }
+    });
+  }
+
+  it('counts columns as a terminal draws them', () => {
+    expect(columnsOf('abc')).toBe(3);
+    expect(columnsOf('配额')).toBe(4);
+    expect(columnsOf('🚫')).toBe(2);
+    expect(columnsOf('e\u0301')).toBe(1);
+    expect(fitLine('配额不足', 6)).toBe('配额…');
+    expect(fitLine('a\nb\x1b[2J', undefined)).toBe('a b\ufffd[2J');
   });
 });

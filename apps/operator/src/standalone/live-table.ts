@@ -7,7 +7,7 @@
  */
 export class LiveTable {
   readonly #write: (text: string) => void;
-  /** Code points of each line on screen, and the width they were cut to. */
+  /** Columns each line on screen takes, and the width they were cut to. */
   #drawn: number[] = [];
   #width: number | undefined;
   #stopped = false;
@@ -23,7 +23,7 @@ export class LiveTable {
     const rows = rowsOnScreen(this.#drawn, this.#width, width);
     const erase = rows > 0 ? `\x1b[${rows}A\x1b[J` : '';
     this.#write(`${erase}${fitted.map((l) => `${l}\n`).join('')}`);
-    this.#drawn = fitted.map((l) => [...l].length);
+    this.#drawn = fitted.map(columnsOf);
     this.#width = width;
   }
 
@@ -40,18 +40,72 @@ export class LiveTable {
 }
 
 /**
- * The line cut to `width - 1` columns, the last visible one an ellipsis: the last column stays
- * free, since some terminals wrap as soon as it is written. Counts code points, not UTF-16 units.
+ * The line as one row of plain text, cut to `width - 1` columns, the last visible one an
+ * ellipsis: the last column stays free, since some terminals wrap as soon as it is written.
+ * Control characters go first (a provider's message may hold a newline, which would take a row
+ * the redraw does not count, or an escape sequence, which is not ours to send to the terminal),
+ * then columns are counted as a terminal draws them: a wide character (CJK, emoji) takes two, a
+ * combining mark none.
  */
 export function fitLine(line: string, width?: number): string {
-  if (!width || width < 2) return line;
-  const chars = [...line];
+  const text = printable(line);
+  if (!width || width < 2) return text;
   const max = width - 1;
-  return chars.length <= max ? line : `${chars.slice(0, max - 1).join('')}…`;
+  if (columnsOf(text) <= max) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = graphemeColumns(segment);
+    if (used + w > max - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** C0 and C1 controls and DEL: a tab or line break reads as a space, anything else as U+FFFD. */
+export function printable(line: string): string {
+  return line.replace(/[\t\n\r\v\f]/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
+}
+
+/** The columns a terminal gives `text`. */
+export function columnsOf(text: string): number {
+  let n = 0;
+  for (const { segment } of graphemes.segment(text)) n += graphemeColumns(segment);
+  return n;
+}
+
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]+$/u;
+const EMOJI = /\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f/u;
+
+function graphemeColumns(g: string): number {
+  if (ZERO_WIDTH.test(g)) return 0;
+  if (EMOJI.test(g)) return 2;
+  return isWide(g.codePointAt(0) ?? 0) ? 2 : 1;
+}
+
+/** East Asian Wide and Fullwidth blocks (Unicode's EastAsianWidth W and F, by block). */
+function isWide(cp: number): boolean {
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0x303e) ||
+    (cp >= 0x3041 && cp <= 0x33ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xa000 && cp <= 0xa4cf) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  );
 }
 
 /**
- * How many rows lines of these lengths take now: one each at the width they were cut to; after
+ * How many rows lines of these widths take now: one each at the width they were cut to; after
  * the terminal narrowed, a line it reflowed takes as many rows as it needs at the new width.
  */
 export function rowsOnScreen(lengths: readonly number[], drawnWidth?: number, width?: number): number {

@@ -33,6 +33,13 @@ describe('the status table', () => {
     expect(plainLine(rows[0]!)).toBe('p local Ready 127.0.0.1:21001 healthy=true ready');
   });
 
+  it("keeps a plain line one line whatever the provider's message holds", () => {
+    const row = rowOf(
+      rec({ status: { phase: 'Failed', message: 'backend said:\nquota\x1b[31m exceeded\r' } }),
+    );
+    expect(plainLine(row)).toBe('p local Failed - healthy=- backend said: quota\ufffd[31m exceeded');
+  });
+
   it('shows how long a slow step has taken, and Deleting for a Proxy being removed', () => {
     const now = Date.parse('2026-01-01T00:01:00Z');
     const status = {

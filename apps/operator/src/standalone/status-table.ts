@@ -1,3 +1,4 @@
+import { printable } from './live-table.js';
 import type { PoolRecord, ProviderRecord, ProxyRecord } from './state-file.js';
 
 /** One row of the status table. */
@@ -119,16 +120,18 @@ export function renderProviderTable(rows: readonly ProviderRow[], width?: number
 
 /** One plain line per row (logs, pipes): `name provider phase address healthy=... message`. */
 export function plainLine(r: StatusRow): string {
-  return [r.name, r.provider, r.phase, r.address || '-', `healthy=${r.healthy || '-'}`, r.message]
-    .join(' ')
-    .trim();
+  // One line per change, whatever the provider's message holds (a newline would start a line
+  // a reader takes for another proxy's).
+  return printable(
+    [r.name, r.provider, r.phase, r.address || '-', `healthy=${r.healthy || '-'}`, r.message].join(' ').trim(),
+  );
 }
 
 /** One plain line per provider: `provider name type ready=... targets=... problem`. */
 export function plainProviderLine(r: ProviderRow): string {
-  return ['provider', r.name, r.type, `ready=${r.ready || '-'}`, `targets=${r.targets || '-'}`, r.problem]
-    .join(' ')
-    .trim();
+  return printable(
+    ['provider', r.name, r.type, `ready=${r.ready || '-'}`, `targets=${r.targets || '-'}`, r.problem].join(' ').trim(),
+  );
 }
 
 /** One row of the pools section: a pool's Ready count against its size, members and gateway. */
