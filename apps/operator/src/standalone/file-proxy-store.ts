@@ -38,8 +38,15 @@ export interface FileProxyStoreOptions {
   /** Extra fields written into the state file (the demo target, the pools). */
   extra?: () => Pick<StandaloneState, 'demoTarget' | 'pools'>;
   onError?: (err: unknown) => void;
-  /** A pool controller: given each scan's documents, returns the member Proxies it wants added. */
-  pools?: { update(loaded: LoadedDocuments): ProxyDocument[] };
+  /**
+   * A pool controller: given each scan's documents, returns the member Proxies it wants added.
+   * When it says a gateway cooled a member down (or let it back), the state file is written again,
+   * so `status` from another shell shows it as `up --output json` does.
+   */
+  pools?: {
+    update(loaded: LoadedDocuments): ProxyDocument[];
+    onMemberChange?(listener: () => void): () => void;
+  };
 }
 
 export interface StoredEvent {
@@ -69,6 +76,7 @@ export class FileProxyStore extends EmulatedProxyStore implements HealthStore {
   #persistTimer?: NodeJS.Timeout;
   #scanning: Promise<void> = Promise.resolve();
   #stopped = false;
+  #unsubscribe?: () => void;
 
   constructor(private readonly opts: FileProxyStoreOptions) {
     super();
@@ -98,6 +106,7 @@ export class FileProxyStore extends EmulatedProxyStore implements HealthStore {
       if (r.endpoint) this.#endpoints.set(key, r.endpoint);
     }
     await this.rescan();
+    this.#unsubscribe = this.opts.pools?.onMemberChange?.(() => this.#persistSoon());
     for (const p of this.opts.paths) {
       const isDir = await stat(p).then(
         (s) => s.isDirectory(),
@@ -121,6 +130,7 @@ export class FileProxyStore extends EmulatedProxyStore implements HealthStore {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#unsubscribe?.();
     for (const w of this.#watchers) w.close();
     clearTimeout(this.#debounce);
     clearTimeout(this.#rescan);

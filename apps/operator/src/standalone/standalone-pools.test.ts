@@ -4,9 +4,11 @@ import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { within } from '../../test/support/within.js';
 import { ProxyUsers } from '../gateway/basic-auth.js';
 import { FileProxyStore } from './file-proxy-store.js';
 import { StandalonePools } from './standalone-pools.js';
+import { readState } from './state-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ep-pools-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -175,6 +177,16 @@ describe('StandalonePools: cooldowns in the pool view', () => {
       pools,
       paths: [file],
       stateDir,
+      // As `up` writes them: the pools and their members, cooled down or not.
+      extra: () => ({
+        pools: pools.views().map((v) => ({
+          key: v.key,
+          desired: v.desired,
+          replicas: v.replicas,
+          ready: v.ready,
+          members: v.members,
+        })),
+      }),
       installation: 'inst-2',
       rescanMs: 3_600_000,
       debounceMs: 3_600_000,
@@ -197,8 +209,14 @@ describe('StandalonePools: cooldowns in the pool view', () => {
           shown: c.view.members.find((m) => m.name === c.member)?.cooledDown,
         }),
       );
+      const saved = () => readState(stateDir)?.pools?.[0]?.members.find((m) => m.name === a)?.cooledDown;
+      store.flush();
+      expect(saved()).toBe(false);
       pools.gateway('default/crawl')?.members.coolDown(a as string, 'status-429');
       expect(pools.views()[0]?.members.find((m) => m.name === a)?.cooledDown).toBe(true);
+      // The state file follows without any other change (what `status` reads from another shell).
+      await within(5000, () => saved() === true);
+      expect(saved()).toBe(true);
       await new Promise((r) => setTimeout(r, 1100));
       expect(
         pools

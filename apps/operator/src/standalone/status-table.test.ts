@@ -140,4 +140,16 @@ describe('the status table', () => {
     );
     expect(plainPoolLine(fixed)).toBe('pool fixed ready=2/2 gateway=- members=-');
   });
+
+  it('marks the members a gateway cooled down', () => {
+    const member = (name: string, cooledDown: boolean) => ({ name, proxy: name, ready: true, cooledDown });
+    const row = poolRowOf({
+      key: 'default/crawl',
+      desired: 2,
+      replicas: 2,
+      ready: 2,
+      members: [member('crawl-a', false), member('crawl-b', true)],
+    });
+    expect(plainPoolLine(row)).toBe('pool crawl ready=2/2 gateway=- members=crawl-a,crawl-b(cooled)');
+  });
 });

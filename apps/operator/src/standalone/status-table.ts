@@ -123,14 +123,18 @@ export function plainLine(r: StatusRow): string {
   // One line per change, whatever the provider's message holds (a newline would start a line
   // a reader takes for another proxy's).
   return printable(
-    [r.name, r.provider, r.phase, r.address || '-', `healthy=${r.healthy || '-'}`, r.message].join(' ').trim(),
+    [r.name, r.provider, r.phase, r.address || '-', `healthy=${r.healthy || '-'}`, r.message]
+      .join(' ')
+      .trim(),
   );
 }
 
 /** One plain line per provider: `provider name type ready=... targets=... problem`. */
 export function plainProviderLine(r: ProviderRow): string {
   return printable(
-    ['provider', r.name, r.type, `ready=${r.ready || '-'}`, `targets=${r.targets || '-'}`, r.problem].join(' ').trim(),
+    ['provider', r.name, r.type, `ready=${r.ready || '-'}`, `targets=${r.targets || '-'}`, r.problem]
+      .join(' ')
+      .trim(),
   );
 }
 
@@ -148,7 +152,8 @@ export function poolRowOf(p: PoolRecord): PoolRow {
   return {
     pool: p.key.startsWith('default/') ? p.key.slice('default/'.length) : p.key,
     ready: `${p.ready}/${p.desired}`,
-    members: p.members.map((m) => m.name).join(',') || '-',
+    // A member the gateway cooled down is marked: it exists but takes no new requests now.
+    members: p.members.map((m) => (m.cooledDown ? `${m.name}(cooled)` : m.name)).join(',') || '-',
     gateway: p.gateway ?? '-',
     ...(p.autoscale ? { scaling: scalingText(p.autoscale) } : {}),
   };
