@@ -33,6 +33,18 @@ export async function waitFor<T>(
 /** Starts a control plane and installs the operator's CRDs (waiting until they are Established). */
 export async function startClusterWithCrds(): Promise<KubeControlPlane> {
   const cp = await startKubeControlPlane();
+  try {
+    await installCrds(cp);
+  } catch (err) {
+    // The caller gets no control plane to stop: stop it here, or its etcd and API server outlive
+    // the test that failed.
+    await cp.stop().catch(() => {});
+    throw err;
+  }
+  return cp;
+}
+
+async function installCrds(cp: KubeControlPlane): Promise<void> {
   for (const text of Object.values(crdFiles())) {
     const crd = parse(text) as { metadata: { name: string } };
     const r = await cp.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
@@ -52,5 +64,4 @@ export async function startClusterWithCrds(): Promise<KubeControlPlane> {
     'the egress-proxies.dev API served',
     async () => (await cp.request('GET', '/apis/egress-proxies.dev/v1alpha1/proxies')).status === 200,
   );
-  return cp;
 }
