@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEMBER_HEADER } from '../src/gateway/gateway-server.js';
+import { MEMBER_HEADER, MOVED_HEADER } from '../src/gateway/gateway-server.js';
+import { SESSION_HEADER } from '../src/gateway/session.js';
+import { SessionTable, sessionHash } from '../src/gateway/session-table.js';
 import { StandalonePoolHarness } from './support/standalone-pool-harness.js';
 import { echoes, getVia, startTcpEcho, tunnelVia } from './support/through-gateway.js';
 
@@ -68,15 +70,34 @@ describe('scale-down under up', () => {
     expect(v2.draining).toBeUndefined();
     await echoes(viaA, 'still through a');
 
-    // Again: both carry a tunnel, `a` (the older) goes; it is drained, not deleted.
+    // A sticky session on each (a session's member is a function of the member names alone),
+    // so both stay equally busy: a tunnel and a session each.
+    const table = new SessionTable([a as string, c as string]);
+    const sessionOn = (member: string) => {
+      for (let i = 0; ; i++) if (table.names[table.lookup(sessionHash(`s${i}`))] === member) return `s${i}`;
+    };
+    const [onA, onC] = [sessionOn(a as string), sessionOn(c as string)];
+    for (const [session, member] of [
+      [onA, a],
+      [onC, c],
+    ]) {
+      const r = await getVia(port, h.echo.url, { headers: { [SESSION_HEADER]: session as string } });
+      expect(r.headers[MEMBER_HEADER]).toBe(member);
+    }
+
+    // Again: both carry a tunnel and a session, `a` (the older) goes; it is drained, not deleted.
     writeFileSync(h.docsPath, pool(1));
     await h.waitFor('a draining', () => view()?.draining?.includes(a as string));
     await h.waitFor('the gateway routing only c', () => {
       const routed = gw?.members.members().map((m) => m.name);
       return routed?.length === 1 && routed[0] === c;
     });
-    // Its open tunnel keeps working; new requests and tunnels go to `c` only.
+    // Its open tunnel keeps working; its session moves to `c` (and says so); new requests and
+    // tunnels go to `c` only.
     await echoes(viaA, 'a drains, its tunnel goes on');
+    const moved = await getVia(port, h.echo.url, { headers: { [SESSION_HEADER]: onA as string } });
+    expect(moved.status, moved.body).toBe(200);
+    expect([moved.headers[MEMBER_HEADER], moved.headers[MOVED_HEADER]]).toEqual([c, a]);
     for (let i = 0; i < 4; i++) {
       const r = await getVia(port, h.echo.url);
       expect(r.status, r.body).toBe(200);
