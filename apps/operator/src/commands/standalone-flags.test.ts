@@ -84,6 +84,16 @@ describe('parseStandaloneFlags: the pools gateway', () => {
     );
   });
 
+  it('takes the pool drain timeout (2m by default), and names a bad one', () => {
+    expect(parseStandaloneFlags('up', base).poolDrainTimeoutMs).toBe(120_000);
+    expect(parseStandaloneFlags('up', [...base, '--pool-drain-timeout', '30s']).poolDrainTimeoutMs).toBe(
+      30_000,
+    );
+    expect(() => parseStandaloneFlags('up', [...base, '--pool-drain-timeout', 'soon'])).toThrow(
+      /--pool-drain-timeout: "?soon"? is not a duration/,
+    );
+  });
+
   it('reads the users directory, and names it when it cannot', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ep-gw-users-'));
     try {

@@ -27,6 +27,8 @@ export interface StandaloneFlags extends TuningFlags {
   gatewayUsers?: ProxyUsers;
   /** A SOCKS5 listener for the pools' gateways (a busy port: a free one instead, logged). */
   gatewaySocks?: { host: string; port: number };
+  /** How long a pool member chosen to go keeps its open tunnels before it is deleted anyway. */
+  poolDrainTimeoutMs: number;
 }
 
 /** Every flag `up` takes, one help line each; `status` and `down` show the lines of theirs. */
@@ -53,6 +55,7 @@ const FLAG_LINES = `  -f, --file PATH               Proxy documents (several per
   --gateway-listen HOST         the address pools' gateways listen on (default 127.0.0.1); off loopback it needs --gateway-users
   --gateway-users DIR           the gateways' proxy users: one file per user, holding its password
   --gateway-socks-listen H:P    the gateways also serve SOCKS5 there (same users; off loopback it needs --gateway-users)
+  --pool-drain-timeout DURATION how long a pool member chosen to go keeps its open tunnels before it is deleted (default 2m)
 `;
 
 /** The help lines of the named flags, in the order `up` lists them; ends with a newline. */
@@ -107,6 +110,7 @@ export const STANDALONE_OPTIONS = {
   'gateway-listen': { type: 'string' },
   'gateway-users': { type: 'string' },
   'gateway-socks-listen': { type: 'string' },
+  'pool-drain-timeout': { type: 'string' },
 } as const;
 
 /**
@@ -182,5 +186,6 @@ export function parseStandaloneFlags(command: 'up' | 'status' | 'down', args: st
     ...(gatewayHost !== undefined ? { gatewayHost } : {}),
     ...(gatewayUsers ? { gatewayUsers } : {}),
     ...(gatewaySocks ? { gatewaySocks } : {}),
+    poolDrainTimeoutMs: r.duration('pool-drain-timeout', '2m'),
   };
 }

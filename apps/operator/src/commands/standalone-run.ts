@@ -252,6 +252,7 @@ async function startSession(
       ...(flags.gatewayHost !== undefined ? { gatewayHost: flags.gatewayHost } : {}),
       ...(flags.gatewayUsers ? { gatewayUsers: flags.gatewayUsers } : {}),
       ...(flags.gatewaySocks ? { gatewaySocks: flags.gatewaySocks } : {}),
+      poolDrainTimeoutMs: flags.poolDrainTimeoutMs,
       ...(echo ? { defaultProbeTarget: echo.url } : {}),
       // A local proxy answers within milliseconds; a failed probe is retried soon.
       failedProbeRetryMs: 2000,

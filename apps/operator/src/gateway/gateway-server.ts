@@ -190,6 +190,7 @@ function socksListener(serving: Serving): NetServer {
     admitClient: (s) => serving.admitClient(s, () => s.destroy()),
     admitTunnel: (client) => admitTunnel(serving, client),
     requiresAuth: () => Boolean(state.users?.size),
+    demand: serving.demand,
   });
 }
 

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   echoes,
@@ -10,6 +11,7 @@ import {
   tunnelVia,
 } from '../../test/support/through-gateway.js';
 import { type RunningGateway, startGateway } from './gateway-server.js';
+import { SOCKS_REPLY } from './socks5.js';
 
 let member: TestMember;
 let target: Awaited<ReturnType<typeof startEchoTarget>>;
@@ -37,6 +39,7 @@ async function sleepingPool(wakeTimeoutMs: number) {
   const g = await startGateway({
     pool: 'sleepy',
     wakeTimeoutMs,
+    socks: { host: '127.0.0.1', port: 0 },
     onWake: () => {
       wakes.n++;
       woke();
@@ -44,6 +47,31 @@ async function sleepingPool(wakeTimeoutMs: number) {
   });
   gateways.push(g);
   return { g, wakes };
+}
+
+/**
+ * A SOCKS5 CONNECT to `target` (`ip:port`) with no auth, as a crawler's client sends it: resolves
+ * with the server's reply code once it answers the request, and the socket (the tunnel on success).
+ */
+function socksConnect(port: number, target: string): Promise<{ reply: number; socket: Socket }> {
+  const [ip = '', p = '0'] = target.split(':');
+  const request = Buffer.from([5, 1, 0, 1, ...ip.split('.').map(Number), Number(p) >> 8, Number(p) & 0xff]);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let got = Buffer.alloc(0);
+    const onData = (c: Buffer) => {
+      got = Buffer.concat([got, c]);
+      // The method choice (2 bytes), then the 10-byte reply to the request.
+      if (got.length === 2) return void socket.write(request);
+      if (got.length < 12) return;
+      socket.off('data', onData);
+      resolve({ reply: got[3] as number, socket });
+    };
+    socket.on('data', onData);
+    socket.on('connect', () => socket.write(Buffer.from([5, 1, 0])));
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error(`SOCKS5 connection closed after ${got.length} bytes`)));
+  });
 }
 
 /** Waits for a condition (the test's own timeout bounds it). */
@@ -73,6 +101,31 @@ describe('gateway: wake on demand', () => {
     expect(t.status).toBe(200);
     await echoes(t.socket, 'after the wake');
     t.socket.destroy();
+  });
+
+  it('holds a SOCKS5 CONNECT the same way: counted as waiting, it wakes the pool and is served by the first member', async () => {
+    const { g, wakes } = await sleepingPool(60_000);
+    const opened = socksConnect(g.socks?.port as number, tcp.target);
+    await wakes.first;
+    expect(g.load().waiting).toBe(1);
+    g.members.setMembers([member]);
+    const t = await opened;
+    expect(t.reply).toBe(SOCKS_REPLY.succeeded);
+    await echoes(t.socket, 'socks after the wake');
+    expect(g.load()).toMatchObject({ waiting: 0, activeConnections: 1 });
+    expect(g.load().requestsPerSecond).toBeGreaterThan(0);
+    t.socket.destroy();
+  });
+
+  it('refuses a held SOCKS5 CONNECT with a general failure when no member comes within wakeTimeout', async () => {
+    const { g, wakes } = await sleepingPool(300);
+    const t = await socksConnect(g.socks?.port as number, tcp.target);
+    expect(t.reply).toBe(SOCKS_REPLY.generalFailure);
+    expect(wakes.n).toBe(1);
+    expect(g.load().waiting).toBe(0);
+    t.socket.destroy();
+    const text = await g.metrics.registry.metrics();
+    expect(text).toMatch(/egress_proxies_gateway_rejected_total\{[^}]*reason="wake-timeout"[^}]*\} 1/);
   });
 
   it('answers 503 with Retry-After when no member comes within wakeTimeout', async () => {

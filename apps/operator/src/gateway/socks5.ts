@@ -1,6 +1,7 @@
 import { createServer, isIP, type Server, type Socket } from 'node:net';
 import type { GatewayContext } from './gateway-context.js';
 import type { GatewayLimits } from './limits.js';
+import type { PoolDemand } from './pool-demand.js';
 import { type ClientIdentity, credentialsIdentity } from './session.js';
 import { connectTarget, openTunnel, type Refusal, type TunnelAnswers } from './tunnel.js';
 
@@ -14,6 +15,8 @@ export interface SocksDeps {
   admitTunnel(client: Socket): boolean;
   /** Whether proxy users are configured: then only username/password is offered. */
   requiresAuth(): boolean;
+  /** The pool's demand: a tunnel counts as an arrival, and waits (the wake signal) while the pool has no member. */
+  demand: Pick<PoolDemand, 'arrived' | 'hold'>;
 }
 
 // RFC 1928 and RFC 1929 constants.
@@ -154,7 +157,14 @@ function handshake(deps: SocksDeps, client: Socket): void {
   const start = (target: string, head: Buffer) => {
     if (ctx.draining()) return refuse('draining', reply(SOCKS_REPLY.generalFailure));
     if (!deps.admitTunnel(client)) return refuse('tunnel-cap', reply(SOCKS_REPLY.generalFailure));
-    openTunnel(ctx, client, head, target, id, socksAnswers(client));
+    // As a CONNECT on the HTTP side: counted toward the load, and held while the pool wakes.
+    deps.demand.arrived();
+    deps.demand.hold({
+      socket: client,
+      go: () => openTunnel(ctx, client, head, target, id, socksAnswers(client)),
+      // SOCKS5 has no Retry-After: the client hears a general failure, as for no member at all.
+      giveUp: () => refuse('wake-timeout', reply(SOCKS_REPLY.generalFailure)),
+    });
   };
   client.on('data', onData);
 }

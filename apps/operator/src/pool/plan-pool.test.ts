@@ -159,3 +159,69 @@ describe('planPool: rotation', () => {
     expect(plan.create).toHaveLength(1);
   });
 });
+
+describe('planPool: scaling during a rotation', () => {
+  // Every pool of up to 4 members mid-rotation: each member up to date or due for replacement
+  // (an old template), Ready or not.
+  const kinds = ['keep-ready', 'keep-pending', 'doomed-ready', 'doomed-pending'] as const;
+  const pools: PlanMember[][] = [[]];
+  for (let size = 1; size <= 4; size++)
+    for (let code = 0; code < kinds.length ** size; code++)
+      pools.push(
+        Array.from({ length: size }, (_, i) => {
+          const kind = kinds[Math.floor(code / kinds.length ** i) % kinds.length] as string;
+          return m(`n${i}`, i + 1, kind.endsWith('ready'), {
+            templateHash: kind.startsWith('doomed') ? 'h0' : 'h1',
+          });
+        }),
+      );
+  const readyOf = (ms: readonly PlanMember[]) => ms.filter((x) => x.ready).length;
+  /**
+   * Steps until the pool is at rest with every member Ready: after each step's deletions, members
+   * not Ready yet (the pending ones and those just created) become Ready, as they do over time.
+   */
+  const settle = (input: PlanInput) => {
+    let members = [...input.members];
+    const readyCounts: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const plan = planPool({ ...input, members });
+      if (!plan.create.length && !plan.delete.length && members.every((x) => x.ready)) break;
+      members = members.filter((x) => !plan.delete.some((d) => d.name === x.name));
+      readyCounts.push(readyOf(members));
+      members = [
+        ...members.map((x) => ({ ...x, ready: true })),
+        ...plan.create.map((t, j) => m(`new-${i}-${j}`, input.now + i, true, { provider: t.provider })),
+      ];
+    }
+    return { members, readyCounts };
+  };
+
+  it('a step never takes Ready below minReady (or below the size asked for, when that is smaller)', () => {
+    for (const members of pools)
+      for (let replicas = 0; replicas <= 4; replicas++)
+        for (let minReady = 0; minReady <= 4; minReady++) {
+          const plan = planPool(base({ replicas, minReady, members }));
+          const left = members.filter((x) => !plan.delete.some((d) => d.name === x.name));
+          const floor = Math.min(minReady, replicas, readyOf(members));
+          expect(
+            readyOf(left),
+            `${members.map((x) => `${x.name}:${x.templateHash}:${x.ready}`).join(' ')} to ${replicas}, minReady ${minReady}`,
+          ).toBeGreaterThanOrEqual(floor);
+        }
+  });
+
+  it('a scale-down mid-rotation ends at the new size, all up to date, even below minReady (an autoscaled pool going to sleep)', () => {
+    for (const members of pools)
+      for (let replicas = 0; replicas <= 3; replicas++)
+        for (let minReady = 0; minReady <= 3; minReady++) {
+          const end = settle(base({ replicas, minReady, members }));
+          const what = `${members.map((x) => `${x.name}:${x.templateHash}:${x.ready}`).join(' ')} to ${replicas}, minReady ${minReady}`;
+          expect(
+            end.members.map((x) => x.templateHash),
+            what,
+          ).toEqual(Array(replicas).fill('h1'));
+          const floor = Math.min(minReady, replicas, readyOf(members));
+          expect(Math.min(floor, ...end.readyCounts), what).toBe(floor);
+        }
+  });
+});

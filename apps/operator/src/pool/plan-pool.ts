@@ -62,7 +62,8 @@ export function removalOrder(members: readonly PlanMember[]): PlanMember[] {
 /**
  * One step of the pool controller (pure): what to create and delete so the pool moves toward
  * `replicas` up-to-date members, replacing old ones surge-first (the replacement Ready before the
- * old one goes) and never taking the Ready count below `minReady`.
+ * old one goes) and never taking the Ready count below `minReady` (or below `replicas`, when the
+ * pool is sized smaller than that).
  */
 export function planPool(p: PlanInput): PoolPlan {
   const duplicates = p.recycleDuplicateEgress ? duplicateEgress(p.members).younger : new Set<string>();
@@ -76,6 +77,9 @@ export function planPool(p: PlanInput): PoolPlan {
   const keep = p.members.filter((m) => !isDoomed(m));
   const del: PoolPlan['delete'] = [];
   let ready = p.members.filter((m) => m.ready).length;
+  // minReady guards the pool's size against a rotation, never beyond it: an autoscaled pool sized
+  // below minReady (going to sleep) must not keep outdated members forever as stand-ins.
+  const minReady = Math.min(p.minReady, p.replicas);
 
   // Too many keepers: the surplus goes in removal order; doomed ones are all surplus then.
   const surplus = Math.max(0, keep.length - p.replicas);
@@ -112,7 +116,7 @@ export function planPool(p: PlanInput): PoolPlan {
       del.push({ name: m.name, reason: 'replaced' });
       continue;
     }
-    if (spare <= 0 || ready - 1 < p.minReady) break;
+    if (spare <= 0 || ready - 1 < minReady) break;
     spare--;
     del.push({ name: m.name, reason: 'replaced' });
     ready--;

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DrainingMember } from '../pool/member-drain.js';
 import type { StatusPageAutoscale } from '../status-page/page-data.js';
 
 /** A member a pool created under `up`: enough to adopt it again after a restart. */
@@ -9,6 +10,8 @@ export interface MemberRecord {
   zone?: string;
   createdAt: number;
   templateHash: string;
+  /** Chosen to go while it still carried connections: it gets no new work until they end or time out. */
+  draining?: Omit<DrainingMember, 'name'>;
 }
 
 export interface PoolState {

@@ -12,6 +12,13 @@ import { type RunningGateway, startGateway } from '../gateway/gateway-server.js'
 import { specSettings, wakeSettings } from '../gateway/spec-settings.js';
 import { type AutoscaleDecision, autoscalePolicy, planAutoscale } from '../pool/autoscale-plan.js';
 import { type DistinctEgressVerdict, distinctEgressCondition } from '../pool/distinct-egress.js';
+import {
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  type DrainingMember,
+  drainsEnded,
+  reinstated,
+  splitDeletions,
+} from '../pool/member-drain.js';
 import { memberName } from '../pool/member-name.js';
 import { planInputFor } from '../pool/plan-input.js';
 import { planPool } from '../pool/plan-pool.js';
@@ -46,6 +53,8 @@ export interface PoolView {
   gateway?: string;
   /** Its SOCKS5 listener's `socks5h://host:port`, when `--gateway-socks-listen` asked for one. */
   gatewaySocks?: string;
+  /** Members chosen to go that still carry connections: they get no new work, and go when those end. */
+  draining?: string[];
   /** Whether the Ready members leave from distinct addresses, as the cluster's DistinctEgress condition says. */
   distinctEgress?: DistinctEgressVerdict;
   /** With spec.autoscale: the bounds, the load the gateway saw and why the size is what it is. */
@@ -72,6 +81,11 @@ export interface StandalonePoolsOptions {
   gatewayUsers?: ProxyUsers;
   /** A SOCKS5 listener for the pools' gateways (a busy port: a free one instead, logged). */
   gatewaySocks?: { host: string; port: number };
+  /**
+   * How long a member chosen to go keeps its open tunnels and requests before it is deleted anyway
+   * (default DEFAULT_DRAIN_TIMEOUT_MS, 2 minutes).
+   */
+  drainTimeoutMs?: number;
 }
 
 /**
@@ -164,6 +178,7 @@ export class StandalonePools {
       });
       const hash = templateHash(d.spec.template);
       const g = this.#gateways.get(key);
+      const draining = records.filter((m) => m.draining).map((m) => m.name);
       const decision = this.#decisions.get(key);
       const as = d.spec.autoscale;
       return {
@@ -173,6 +188,7 @@ export class StandalonePools {
         ready: members.filter((m) => m.ready).length,
         updated: records.filter((m) => m.templateHash === hash).length,
         members,
+        ...(draining.length ? { draining } : {}),
         ...(g ? { gateway: g.url } : {}),
         ...(g?.socks ? { gatewaySocks: g.socks.url } : {}),
         distinctEgress: distinctEgressCondition(
@@ -287,13 +303,17 @@ export class StandalonePools {
     let changed = false;
     let gatewayStarted = false;
     for (const [key, d] of this.#docs) {
-      const members = this.#state.members[key] ?? [];
       const hash = templateHash(d.spec.template);
       const recycle = d.annotations[RECYCLE_ANNOTATION];
       const fresh = recycle && this.#state.recycled?.[key] !== recycle ? recycle : undefined;
       if (this.#autoscale(key, d)) changed = true;
       const usage = this.#gateways.get(key)?.members.usage();
-      const observed = members.map((m) => {
+      const open = (name: string) => usage?.get(name)?.connections ?? 0;
+      if (this.#settleDrains(key, d, open)) changed = true;
+      const members = this.#state.members[key] ?? [];
+      // Draining members are on their way out: the plan is over the members that serve.
+      const serving = members.filter((m) => !m.draining);
+      const observed = serving.map((m) => {
         const { ready, cooledDown, proxy } = this.#observe(d, m);
         const egressIP = proxy.status?.egressIP;
         const u = usage?.get(m.name);
@@ -311,8 +331,15 @@ export class StandalonePools {
         this.#state.recycled = { ...this.#state.recycled, [key]: fresh };
       }
       if (plan.create.length || plan.delete.length) {
-        const gone = new Set(plan.delete.map((x) => x.name));
-        const next: MemberRecord[] = members.filter((m) => !gone.has(m.name));
+        const { deleteNow, drain } = splitDeletions(plan.delete, open, this.#now());
+        const gone = new Set(deleteNow.map((x) => x.name));
+        const drained = new Map(drain.map((x) => [x.name, x]));
+        const next: MemberRecord[] = members
+          .filter((m) => !gone.has(m.name))
+          .map((m) => {
+            const x = drained.get(m.name);
+            return x ? { ...m, draining: { since: x.since, reason: x.reason } } : m;
+          });
         for (const t of plan.create)
           next.push({
             name: memberName(d.name),
@@ -326,7 +353,10 @@ export class StandalonePools {
           {
             pool: key,
             created: plan.create.length,
-            deleted: plan.delete.map((x) => `${x.name} (${x.reason})`),
+            deleted: deleteNow.map((x) => `${x.name} (${x.reason})`),
+            ...(drain.length
+              ? { draining: drain.map((x) => `${x.name} (${x.reason}, ${open(x.name)} open)`) }
+              : {}),
           },
           'pool: members changed',
         );
@@ -339,9 +369,12 @@ export class StandalonePools {
       if (g && !had) gatewayStarted = true;
       // A changed spec.gateway applies to what comes next (the port only at the gateway's start).
       g?.configure({ ...specSettings(d.spec.gateway), ...wakeSettings(d.spec.autoscale) });
-      // The same members, by the same rule, as a gateway in the cluster routes through.
+      // The same members, by the same rule, as a gateway in the cluster routes through; a
+      // draining member is left out, so it gets no new request and its sessions move (as on a
+      // cooldown) while the tunnels already open through it go on.
       g?.members.setMembers(
         (this.#state.members[key] ?? []).flatMap((m) => {
+          if (m.draining) return [];
           const member = gatewayMember(this.#observe(d, m).proxy);
           return member ? [member] : [];
         }),
@@ -352,6 +385,54 @@ export class StandalonePools {
       await store.rescan();
     }
     if (gatewayStarted) store.flush();
+  }
+
+  /**
+   * Ends the drains that are done (the member's last connection closed, or the drain timeout
+   * passed: it is deleted) and takes draining members back when the pool wants more members than
+   * it keeps. Returns whether the members changed.
+   */
+  #settleDrains(key: string, d: PoolDocument, open: (name: string) => number): boolean {
+    const members = this.#state.members[key] ?? [];
+    const draining: DrainingMember[] = members.flatMap((m) =>
+      m.draining ? [{ name: m.name, ...m.draining }] : [],
+    );
+    if (!draining.length) return false;
+    const ended = drainsEnded(
+      draining,
+      open,
+      this.#now(),
+      this.#opts.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    );
+    const gone = new Set(ended.map((e) => e.name));
+    const serving = members.filter((m) => !m.draining).length;
+    const back = new Set(
+      reinstated(
+        draining.filter((x) => !gone.has(x.name)),
+        this.#desired(key, d) - serving,
+      ),
+    );
+    if (!gone.size && !back.size) return false;
+    this.#state.members[key] = members
+      .filter((m) => !gone.has(m.name))
+      .map((m) => {
+        if (!back.has(m.name)) return m;
+        const { draining: _, ...rest } = m;
+        return rest;
+      });
+    for (const e of ended)
+      this.#log.info(
+        { pool: key, member: e.name, open: open(e.name) },
+        e.why === 'drained'
+          ? 'pool: member drained; deleting it'
+          : 'pool: member still carries connections at the drain timeout; deleting it',
+      );
+    for (const name of back)
+      this.#log.info(
+        { pool: key, member: name },
+        'pool: the pool wants more members again; a draining member serves again',
+      );
+    return true;
   }
 
   /** A member's Proxy as the store has it (before its first scan: the document it will get), and its cooldown. */

@@ -50,6 +50,8 @@ export interface StandaloneOptions extends CoreTuning {
   gatewaySocks?: { host: string; port: number };
   /** How often the pools are re-planned (default 1 s). */
   poolIntervalMs?: number;
+  /** How long a pool member chosen to go keeps its open tunnels before it is deleted anyway (default 2 min). */
+  poolDrainTimeoutMs?: number;
   /** Extra fields for the state file (the demo target, for `status`). */
   extra?: () => { demoTarget?: string };
 }
@@ -107,6 +109,7 @@ export async function startStandalone(opts: StandaloneOptions): Promise<RunningS
     ...(opts.gatewayHost !== undefined ? { gatewayHost: opts.gatewayHost } : {}),
     ...(opts.gatewayUsers ? { gatewayUsers: opts.gatewayUsers } : {}),
     ...(opts.gatewaySocks ? { gatewaySocks: opts.gatewaySocks } : {}),
+    ...(opts.poolDrainTimeoutMs !== undefined ? { drainTimeoutMs: opts.poolDrainTimeoutMs } : {}),
   });
   const store = new FileProxyStore({
     pools,
