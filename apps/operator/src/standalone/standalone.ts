@@ -25,6 +25,7 @@ const poolRecord = (v: PoolView): PoolRecord => ({
   ready: v.ready,
   members: v.members,
   ...(v.gateway ? { gateway: v.gateway } : {}),
+  ...(v.draining?.length ? { draining: v.draining } : {}),
   ...(v.autoscale ? { autoscale: v.autoscale } : {}),
 });
 

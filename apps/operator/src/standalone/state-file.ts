@@ -56,6 +56,8 @@ export interface PoolRecord {
   members: PoolMemberStatus[];
   /** The in-process gateway's URL, while `up` runs it. */
   gateway?: string;
+  /** Members chosen to go that still carry connections (they get no new work). */
+  draining?: string[];
   /** With spec.autoscale: the bounds, the load and the Scaling reason. */
   autoscale?: PoolAutoscaleView;
 }

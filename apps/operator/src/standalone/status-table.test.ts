@@ -141,15 +141,18 @@ describe('the status table', () => {
     expect(plainPoolLine(fixed)).toBe('pool fixed ready=2/2 gateway=- members=-');
   });
 
-  it('marks the members a gateway cooled down', () => {
+  it('marks the members a gateway cooled down and the ones draining before they go', () => {
     const member = (name: string, cooledDown: boolean) => ({ name, proxy: name, ready: true, cooledDown });
     const row = poolRowOf({
       key: 'default/crawl',
-      desired: 2,
-      replicas: 2,
-      ready: 2,
-      members: [member('crawl-a', false), member('crawl-b', true)],
+      desired: 1,
+      replicas: 3,
+      ready: 3,
+      members: [member('crawl-a', false), member('crawl-b', true), member('crawl-c', false)],
+      draining: ['crawl-c'],
     });
-    expect(plainPoolLine(row)).toBe('pool crawl ready=2/2 gateway=- members=crawl-a,crawl-b(cooled)');
+    expect(plainPoolLine(row)).toBe(
+      'pool crawl ready=3/1 gateway=- members=crawl-a,crawl-b(cooled),crawl-c(draining)',
+    );
   });
 });

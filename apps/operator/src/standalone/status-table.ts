@@ -152,8 +152,13 @@ export function poolRowOf(p: PoolRecord): PoolRow {
   return {
     pool: p.key.startsWith('default/') ? p.key.slice('default/'.length) : p.key,
     ready: `${p.ready}/${p.desired}`,
-    // A member the gateway cooled down is marked: it exists but takes no new requests now.
-    members: p.members.map((m) => (m.cooledDown ? `${m.name}(cooled)` : m.name)).join(',') || '-',
+    // A member cooled down or draining is marked: it exists but takes no new requests now.
+    members:
+      p.members
+        .map((m) =>
+          p.draining?.includes(m.name) ? `${m.name}(draining)` : m.cooledDown ? `${m.name}(cooled)` : m.name,
+        )
+        .join(',') || '-',
     gateway: p.gateway ?? '-',
     ...(p.autoscale ? { scaling: scalingText(p.autoscale) } : {}),
   };
