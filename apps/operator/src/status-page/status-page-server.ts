@@ -12,6 +12,8 @@ export interface StatusPageOptions {
   snapshot: () => StatusPageData;
   /** How often open pages are sent what changed (default 500 ms). */
   intervalMs?: number;
+  /** Called once the page has closed (the data source can stop listening). */
+  onClose?: () => void;
 }
 
 export interface RunningStatusPage {
@@ -31,11 +33,7 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
       `status page host ${JSON.stringify(opts.host)}: only a loopback address (127.0.0.1, ::1, localhost) is allowed, since the page has no authentication`,
     );
   const streams = new Set<ServerResponse>();
-  // The timestamp changes on every snapshot; what is compared is the rest.
-  const body = () => {
-    const data = opts.snapshot();
-    return { json: JSON.stringify(data), key: JSON.stringify(data.pools) };
-  };
+  const body = () => serializeUpdate(opts.snapshot());
   let lastKey = '';
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -99,7 +97,20 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
         clearInterval(timer);
         for (const s of streams) s.end();
         server.closeAllConnections();
-        server.close(() => r());
+        server.close(() => {
+          opts.onClose?.();
+          r();
+        });
       }),
   };
+}
+
+/**
+ * One update as sent: `json` the whole data, `key` all of it but the time, which changes on every
+ * snapshot (an update goes out only when the key does). One stringify: the time is put in front.
+ */
+export function serializeUpdate(data: StatusPageData): { json: string; key: string } {
+  const { updatedAt, ...rest } = data;
+  const key = JSON.stringify(rest);
+  return { json: `{"updatedAt":${JSON.stringify(updatedAt)},${key.slice(1)}`, key };
 }
