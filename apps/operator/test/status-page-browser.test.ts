@@ -180,6 +180,9 @@ describe('the status page', () => {
         'document.documentElement.scrollWidth - window.innerWidth',
       );
       expect(overflow).toBeLessThanOrEqual(0);
+      // Each member is a block about as wide as the screen (not a column squeezed by the desktop widths).
+      for (const box of await Promise.all([0, 1].map((i) => rows.nth(i).boundingBox())))
+        expect(box?.width).toBeGreaterThan(300);
       await page.screenshot({ path: join(ARTIFACTS, 'pool-phone.png'), fullPage: true });
     } finally {
       await browser.close();

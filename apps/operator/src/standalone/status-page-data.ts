@@ -80,8 +80,10 @@ export class StandaloneStatusPage {
 
   snapshot(): StatusPageData {
     const now = this.#now();
-    const live = new Set<string>();
+    const live = new Map<string, Set<string>>();
     const pools = this.#pools.views().map((v) => {
+      const names = new Set<string>();
+      live.set(v.key, names);
       const g = this.#pools.gateway(v.key);
       const until = new Map((g?.members.cooledDown() ?? []).map((c) => [c.member, c.until]));
       const ns = v.key.split('/')[0];
@@ -91,24 +93,18 @@ export class StandaloneStatusPage {
         ready: v.ready,
         ...(v.gateway ? { gateway: v.gateway } : {}),
         ...(v.autoscale ? { autoscale: v.autoscale } : {}),
-        members: v.members.map((m): StatusPageMember => {
-          const zone = this.#store.get(`${ns}/${m.name}`)?.spec.placement?.zone;
-          const stats = g?.stats.members.get(m.name);
-          const rateKey = `${v.key}\u0000${m.name}`;
-          live.add(rateKey);
-          const totals = stats ? memberTotals(stats) : g ? { requests: 0, bytes: 0, errors: 0 } : undefined;
+        members: v.members.map((m) => {
+          const out = pageMember(m, this.#store.get(`${ns}/${m.name}`)?.spec.placement?.zone);
           const ends = until.get(m.name);
-          return {
-            ...memberAddresses(m),
-            ...(zone ? { zone } : {}),
-            ...(m.createdAt ? { createdAt: m.createdAt } : {}),
-            ready: m.ready,
-            cooledDown: m.cooledDown === true,
-            ...(m.cooledDown && ends ? { cooledDownUntil: new Date(ends).toISOString() } : {}),
-            ...(totals
-              ? { traffic: { ...totals, requestsPerSecond: this.#rates.rate(rateKey, totals.requests, now) } }
-              : {}),
-          };
+          if (m.cooledDown && ends) out.cooledDownUntil = new Date(ends).toISOString();
+          if (g) {
+            const stats = g.stats.members.get(m.name);
+            const totals = stats ? memberTotals(stats) : { requests: 0, bytes: 0, errors: 0 };
+            const rate = this.#rates.rate(v.key, m.name, totals.requests, now);
+            names.add(m.name);
+            out.traffic = { ...totals, requestsPerSecond: rate };
+          }
+          return out;
         }),
       };
     });
@@ -163,21 +159,26 @@ export class StandaloneStatusPage {
 
 const members = (n: number) => `${n} member${n === 1 ? '' : 's'}`;
 
-/** The name, provider, address and egress addresses of a member as the page shows them. */
-function memberAddresses(
-  m: PoolView['members'][number],
-): Pick<StatusPageMember, 'name' | 'provider' | 'address' | 'assignedEgress' | 'seenEgress'> {
-  const assigned = [m.assignedEgress?.ipv4, m.assignedEgress?.ipv6, m.assignedEgress?.ipv6Prefix]
-    .filter(Boolean)
-    .join(', ');
-  const host = m.ip?.includes(':') ? `[${m.ip}]` : m.ip;
-  return {
-    name: m.name,
-    ...(m.provider ? { provider: m.provider } : {}),
-    ...(m.ip ? { address: m.port ? `${host}:${m.port}` : (m.ip as string) } : {}),
-    ...(assigned ? { assignedEgress: assigned } : {}),
-    ...(m.egressIP ? { seenEgress: m.egressIP } : {}),
-  };
+/**
+ * A member as the page shows it, built by assignment in the page's field order: a thousand
+ * members' object spreads cost more than the rest of an update together.
+ */
+function pageMember(m: PoolView['members'][number], zone: string | undefined): StatusPageMember {
+  const out: StatusPageMember = { name: m.name, ready: m.ready, cooledDown: m.cooledDown === true };
+  if (m.provider) out.provider = m.provider;
+  if (zone) out.zone = zone;
+  if (m.ip) {
+    const host = m.ip.includes(':') ? `[${m.ip}]` : m.ip;
+    out.address = m.port ? `${host}:${m.port}` : m.ip;
+  }
+  const e = m.assignedEgress;
+  if (e) {
+    const assigned = [e.ipv4, e.ipv6, e.ipv6Prefix].filter(Boolean).join(', ');
+    if (assigned) out.assignedEgress = assigned;
+  }
+  if (m.egressIP) out.seenEgress = m.egressIP;
+  if (m.createdAt) out.createdAt = m.createdAt;
+  return out;
 }
 
 function storedEvent(e: StoredEvent): StatusPageEvent {
