@@ -3,8 +3,10 @@
 // a provider, as under `up`; each update, 10 members (1%) carried new traffic.
 //   server: the page server's cost of one update, CPU time per update of building the data from
 //           the pools, the gateway's counters and the store (StandaloneStatusPage.snapshot) and
-//           serializing it (serializeUpdate), against JSON.stringify of the same data alone (the
-//           floor: any page sending that data pays it), and the bytes sent per update.
+//           turning it into the patch a live page is sent (UpdateStream: each member's JSON
+//           compared with what was sent), against JSON.stringify of the same data alone (the
+//           floor: a page sent the whole data each time pays at least that), and the bytes sent
+//           per update against the whole data's.
 //   browser: the page in the Debian package's headless Chromium, fed the same updates through the
 //           real server: the time to apply one update (JSON.parse and the DOM work, and until the
 //           frame after it), read from the page's own performance measures, against the first
@@ -132,10 +134,12 @@ const cpuMicros = (fn, rounds) => {
 function server() {
   const f = fleet(MEMBERS);
   const page = new op.StandaloneStatusPage(f.pools, f.store);
+  const stream = new op.UpdateStream();
   let size = 0;
   const update = () => {
     f.traffic();
-    size = op.serializeUpdate(page.snapshot()).json.length;
+    const patch = stream.next(page.snapshot());
+    size = patch ? JSON.stringify(patch).length : 0;
   };
   const data = page.snapshot();
   const floor = () => JSON.stringify(data);
@@ -150,7 +154,7 @@ function server() {
     base.push(cpuMicros(floor, SERVER_UPDATES));
   }
   page.close();
-  return { ours: Math.min(...ours), floor: Math.min(...base), size };
+  return { ours: Math.min(...ours), floor: Math.min(...base), size, whole: floor().length };
 }
 
 /** The page in Chromium over the real server: the per-update and first-render costs, from its measures. */
@@ -227,16 +231,17 @@ async function waitFor(check, timeoutMs = 60_000) {
 const load = loadavg()[0].toFixed(1);
 const s = server();
 const w = await browser();
+const loadEnd = loadavg()[0].toFixed(1);
 const ms = (x) => `${x.toFixed(1)} ms`;
 const lines = [
   '# Status page at 1,000 members',
   '',
-  `\`pnpm bench\` (alone: \`node bench/status-page/run.mjs\` in apps/operator), ${new Date().toISOString().slice(0, 16)}Z, ${cpus().length} cores, load ${load} at the start. One pool of ${MEMBERS} members, 50 events, one provider; ${CHANGED} members (1%) get traffic between updates.`,
+  `\`pnpm bench\` (alone: \`node bench/status-page/run.mjs\` in apps/operator), ${new Date().toISOString().slice(0, 16)}Z, ${cpus().length} cores, 1-minute load average ${load} at the start, ${loadEnd} at the end. One pool of ${MEMBERS} members, 50 events, one provider; ${CHANGED} members (1%) get traffic between updates.`,
   '',
   '| Server, per update | ours | floor: JSON.stringify of the same data | ratio |',
   '|---|---|---|---|',
   `| CPU time (best of 5 runs of ${SERVER_UPDATES}) | ${(s.ours / 1000).toFixed(2)} ms | ${(s.floor / 1000).toFixed(2)} ms | ${(s.ours / s.floor).toFixed(2)}x |`,
-  `| Bytes sent per update (the whole data) | ${(s.size / 1024).toFixed(0)} KiB | | |`,
+  `| Bytes sent per update | ${(s.size / 1024).toFixed(1)} KiB (a patch) | ${(s.whole / 1024).toFixed(0)} KiB (the whole data) | ${(s.size / s.whole).toPrecision(2)}x |`,
   '',
 ];
 if (w.skipped) lines.push(`Browser: not measured: ${w.skipped}.`);
@@ -244,8 +249,8 @@ else
   lines.push(
     `| Chromium ${w.version}, one update (median of ${w.updates}) | an update (1% of rows changed) | the first update (all ${w.shown} rows built) | ratio |`,
     '|---|---|---|---|',
-    `| JSON.parse and DOM work (\`status-page-apply\`) | ${ms(w.apply)} | ${ms(w.firstApply)} | ${(w.apply / w.firstApply).toFixed(2)}x |`,
-    `| until the frame after it (\`status-page-frame\`) | ${ms(w.frame)} | ${ms(w.firstFrame)} | ${(w.frame / w.firstFrame).toFixed(2)}x |`,
+    `| JSON.parse and DOM work (\`status-page-apply\`) | ${ms(w.apply)} | ${ms(w.firstApply)} | ${(w.apply / w.firstApply).toPrecision(2)}x |`,
+    `| until the frame after it (\`status-page-frame\`) | ${ms(w.frame)} | ${ms(w.firstFrame)} | ${(w.frame / w.firstFrame).toPrecision(2)}x |`,
   );
 if (!w.skipped)
   lines.push(

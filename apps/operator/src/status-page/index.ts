@@ -3,6 +3,6 @@ export { STATUS_PAGE_HTML } from './page-html.js';
 export {
   type RunningStatusPage,
   type StatusPageOptions,
-  serializeUpdate,
   startStatusPage,
 } from './status-page-server.js';
+export { applyPatch, type StatusPagePatch, type StatusPagePoolPatch, UpdateStream } from './update-stream.js';

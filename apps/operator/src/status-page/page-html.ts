@@ -175,8 +175,12 @@ function updatePool(v, p) {
   for (const m of p.members) {
     let r = v.rows.get(m.name);
     if (!r) { r = memberRow(m.name); v.rows.set(m.name, r); }
-    const key = JSON.stringify(m);
-    if (r.key !== key) { r.key = key; r.member = m; drawRow(r, m); }
+    // A patch keeps the members that did not change (the same objects): those are not compared.
+    if (r.member !== m) {
+      const key = JSON.stringify(m);
+      if (r.key !== key) { r.key = key; drawRow(r, m); }
+      r.member = m;
+    }
     if (r.tr === at) at = at.nextSibling;
     else v.tbody.insertBefore(r.tr, at);
   }
@@ -198,16 +202,17 @@ function renderPools(list) {
   if (list.length === 0 && !none) main.append(el('p', 'No pools.', { id: 'no-pools' }));
   if (list.length > 0 && none) none.remove();
 }
-/** Rebuilds a small table (providers, events) when its data changed. */
+/** Rebuilds a small table (providers, events) when its data changed (a patch without it keeps the same list). */
 const drawn = {};
-function renderRows(id, items, rowOf) {
-  const key = JSON.stringify(items);
-  if (drawn[id] === key) return;
-  drawn[id] = key;
+function renderRows(id, list, rowsOf, rowOf) {
+  if (drawn[id] === list) return;
+  drawn[id] = list;
+  const items = rowsOf(list);
   const section = document.getElementById(id);
   section.hidden = items.length === 0;
   section.querySelector('tbody').replaceChildren(...items.map(rowOf));
 }
+const NONE = [];
 function row(cells, attrs) {
   const tr = el('tr', undefined, attrs);
   cells.forEach(([label, text, cls], i) => {
@@ -226,12 +231,12 @@ function providerRows(providers) {
 }
 function render(data) {
   renderPools(data.pools);
-  renderRows('providers', providerRows(data.providers || []), ({ p, t }) => {
+  renderRows('providers', data.providers || NONE, (p) => providerRows(p), ({ p, t }) => {
     const ready = t.ready === undefined ? '-' : t.ready ? 'yes' : 'no';
     return row([['Provider', p.name + (p.type && p.type !== p.name ? ' (' + p.type + ')' : '')], ['Target', t.target], ['Ready', ready, t.ready ? 'yes' : 'no'],
       ['Reason', t.reason], ['Message', t.message], ['Last check', time(t.lastCheckTime)]], { 'data-provider': p.name });
   });
-  renderRows('events', (data.events || []).slice().reverse(), (e) =>
+  renderRows('events', data.events || NONE, (events) => events.slice().reverse(), (e) =>
     row([['Time', time(e.time)], ['Type', e.type, e.type], ['Subject', e.subject], ['Reason', e.reason],
       ['Error class', e.errorClass], ['Message', e.message]], { 'data-event-reason': e.reason, 'data-event-subject': e.subject }));
   document.getElementById('live').textContent = 'live; updated ' + time(data.updatedAt);
@@ -244,11 +249,32 @@ setInterval(() => {
   for (const v of pools.values()) for (const r of v.rows.values()) if (r.member) setCell(r.cells.age, cell(r.member, 'age'));
 }, 5000);
 const events = new EventSource('api/events');
+/** The data now: the whole of it comes first, then patches of what changed. */
+let state;
+function patched(data, patch) {
+  const before = new Map(data.pools.map((p) => [p.pool, p]));
+  const pools = patch.pools.map((head) => {
+    const rows = new Map((before.get(head.pool)?.members || []).map((m) => [m.name, m]));
+    for (const n of head.removed || []) rows.delete(n);
+    for (const m of head.members || []) rows.set(m.name, m);
+    const names = head.order || [...rows.keys()];
+    const p = { ...head, members: names.map((n) => rows.get(n)) };
+    delete p.removed; delete p.order;
+    return p;
+  });
+  return { updatedAt: patch.updatedAt, pools, providers: patch.providers || data.providers, events: patch.events || data.events };
+}
 events.onmessage = (e) => {
   // Parsing included: it is part of what an update costs the page.
   performance.mark('status-page-update');
-  render(JSON.parse(e.data));
+  state = JSON.parse(e.data);
+  render(state);
 };
+events.addEventListener('patch', (e) => {
+  performance.mark('status-page-update');
+  state = patched(state, JSON.parse(e.data));
+  render(state);
+});
 events.onerror = () => { document.getElementById('live').textContent = 'disconnected; retrying…'; };
 </script>
 </body>
