@@ -43,7 +43,7 @@ export const STATUS_PAGE_HTML = `<!doctype html>
     tbody th, td.nowrap { white-space: normal; }
     /* The columns' shares are for a wide screen: here each row is a block as wide as the screen. */
     table.members col { width: auto !important; }
-    th::before, td::before { content: attr(data-label); font-weight: 600; text-align: left; white-space: nowrap; flex-shrink: 0; }
+    th::before, td::before { content: attr(data-label); font-weight: 600; text-align: left; white-space: nowrap; flex-shrink: 0; color: #111; }
   }
 </style>
 </head>
