@@ -24,3 +24,10 @@ export { type DownOptions, type DownReport, down } from './standalone/down.js';
 export { FileProxyStore, type StoredEvent } from './standalone/file-proxy-store.js';
 export { type RunningStandalone, type StandaloneOptions, startStandalone } from './standalone/standalone.js';
 export { type ProxyRecord, readState, type StandaloneState } from './standalone/state-file.js';
+export {
+  StandaloneStatusPage,
+  type StandaloneStatusPageOptions,
+  type StatusPagePools,
+  type StatusPageStore,
+} from './standalone/status-page-data.js';
+export * from './status-page/index.js';

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer as createHttpServer, request } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { down } from '../src/standalone/down.js';
 import type { StatusPageData } from '../src/status-page/page-data.js';
@@ -123,12 +123,53 @@ describe('the status page', () => {
       expect(await rows.locator('[data-key="ready"]').allTextContents()).toEqual(['yes', 'yes']);
       expect(await rows.locator('[data-key="provider"]').allTextContents()).toEqual(['local', 'local']);
       // Table semantics: a caption, column headers, a row header per member.
-      expect(await page.locator('table caption').textContent()).toBe('Members of pool default/crawl');
-      expect(await page.locator('thead th[scope="col"]').count()).toBe(7);
+      expect(await page.locator('table[data-pool="default/crawl"] caption').textContent()).toBe(
+        'Members of pool default/crawl',
+      );
+      expect(
+        await page.locator('table[data-pool="default/crawl"] thead th[scope="col"]').allTextContents(),
+      ).toEqual([
+        'Member',
+        'Provider',
+        'Zone',
+        'Address',
+        'Assigned egress',
+        'Seen egress',
+        'Age',
+        'Ready',
+        'Cooled down until',
+        'Requests',
+        'Bytes',
+        'Errors',
+      ]);
+      // Ages from the members' creation, shown as people read them.
+      for (const a of await rows.locator('[data-key="age"]').allTextContents())
+        expect(a).toMatch(/^\d+ (s|min)$/);
       expect(await rows.locator('th[scope="row"]').count()).toBe(2);
       expect(await page.locator('[data-pool-summary="default/crawl"]').textContent()).toMatch(
         /^2 of 2 Ready; gateway http:\/\/127\.0\.0\.1:\d+$/,
       );
+      // The gateway's counters per member: requests through the gateway raise them, live.
+      const before = await memberCounters(page, 'requests');
+      const gateway = now.pools[0]?.gateway as string;
+      for (let i = 0; i < 4; i++) expect(await fetchThrough(gateway, `${url}api/status`)).toBe(200);
+      await expect
+        .poll(async () => total(await memberCounters(page, 'requests')), { timeout: 30_000, interval: 200 })
+        .toBeGreaterThanOrEqual(total(before) + 4);
+      const after = await memberCounters(page, 'requests');
+      expect(Object.keys(after).some((m) => (after[m] ?? 0) > (before[m] ?? 0))).toBe(true);
+      expect(total(await memberCounters(page, 'bytes'))).toBeGreaterThan(0);
+      // The providers' health, and the members' Ready events from the reconciler.
+      expect(
+        await page.locator('#providers tr[data-provider="local"] td[data-label="Ready"]').allTextContents(),
+      ).toEqual(['yes']);
+      expect(await page.locator('#events caption').textContent()).toBe('Newest first');
+      for (const name of names)
+        expect(
+          await page
+            .locator(`#events tr[data-event-reason="Ready"][data-event-subject="default/${name}"]`)
+            .count(),
+        ).toBe(1);
       expect(errors).toEqual([]);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, 'pool-desktop.png'), fullPage: true });
@@ -139,9 +180,55 @@ describe('the status page', () => {
         'document.documentElement.scrollWidth - window.innerWidth',
       );
       expect(overflow).toBeLessThanOrEqual(0);
+      // Each member is a block about as wide as the screen (not a column squeezed by the desktop widths).
+      for (const box of await Promise.all([0, 1].map((i) => rows.nth(i).boundingBox())))
+        expect(box?.width).toBeGreaterThan(300);
       await page.screenshot({ path: join(ARTIFACTS, 'pool-phone.png'), fullPage: true });
     } finally {
       await browser.close();
+    }
+  }, 120_000);
+
+  it('shows a member cooled down, until when and why, as it happens', async () => {
+    if (!pageUrl) throw new Error('the first test did not start up');
+    const url = pageUrl;
+    // A site that bans: its 429 through a member cools that member down.
+    const banning = createHttpServer((_req, res) => res.writeHead(429).end('slow down\n'));
+    await new Promise<void>((r) => banning.listen(0, '127.0.0.1', () => r()));
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(url);
+      const table = page.locator('table[data-pool="default/crawl"]');
+      await table.locator('tbody tr').nth(1).waitFor({ timeout: 30_000 });
+      expect(await table.locator('[data-key="cooldown"]').allTextContents()).toEqual(['-', '-']);
+      const crawl = ((await (await fetch(`${url}api/status`)).json()) as StatusPageData).pools[0];
+      const target = `http://127.0.0.1:${(banning.address() as AddressInfo).port}/`;
+      expect(await fetchThrough(crawl?.gateway as string, target)).toBe(429);
+      // The page, loaded before, shows the event and the member's row change without a reload.
+      const event = page.locator('#events tr[data-event-reason="CooledDown"]');
+      await event.waitFor({ timeout: 30_000 });
+      const subject = (await event.getAttribute('data-event-subject')) as string;
+      const member = subject.replace(/^default\//, '');
+      expect(await event.locator('td[data-label="Message"]').textContent()).toBe(
+        'cooled down in pool default/crawl (status-429)',
+      );
+      expect(await event.locator('td[data-label="Type"]').textContent()).toBe('Warning');
+      const row = table.locator(`tr[data-member="${member}"]`);
+      const until = (
+        (await (await fetch(`${url}api/status`)).json()) as StatusPageData
+      ).pools[0]?.members.find((m) => m.name === member)?.cooledDownUntil as string;
+      expect(Date.parse(until)).toBeGreaterThan(Date.now());
+      await expect
+        .poll(() => row.locator('[data-key="cooldown"]').textContent(), { timeout: 10_000 })
+        .not.toBe('-');
+      expect(await row.locator('[data-key="errors"]').getAttribute('data-value')).toBe('1');
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'member-cooled-down.png'), fullPage: true });
+    } finally {
+      await browser.close();
+      banning.closeAllConnections();
+      await new Promise((r) => banning.close(r));
     }
   }, 120_000);
 
@@ -184,6 +271,10 @@ spec:
         .waitFor({ timeout: 90_000 });
       expect(await scaling.textContent()).toMatch(/^Autoscale \w+: 1 wanted within 0\.\.1/);
       expect(await answered).toBe(200);
+      // The autoscaler's decision is an event of the pool.
+      expect(await page.locator('#events tr[data-event-subject="default/sleepy"]').count()).toBeGreaterThan(
+        0,
+      );
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, 'pool-woken.png'), fullPage: true });
     } finally {
@@ -191,6 +282,21 @@ spec:
     }
   }, 180_000);
 });
+
+/** A counter of each member of default/crawl, as the page's cells hold it (by member name). */
+async function memberCounters(page: Page, key: string): Promise<Record<string, number>> {
+  const rows = page.locator('table[data-pool="default/crawl"] tbody tr');
+  const out: Record<string, number> = {};
+  for (let i = 0; i < (await rows.count()); i++) {
+    const r = rows.nth(i);
+    out[(await r.getAttribute('data-member')) as string] = Number(
+      await r.locator(`[data-key="${key}"]`).getAttribute('data-value'),
+    );
+  }
+  return out;
+}
+
+const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
 
 /** GETs `target` through the proxy at `proxy`; resolves to the status. */
 function fetchThrough(proxy: string, target: string): Promise<number> {

@@ -11,7 +11,7 @@ import { formatIssue } from '../standalone/proxy-documents.js';
 import { type RunningStandalone, startStandalone } from '../standalone/standalone.js';
 import type { PoolView } from '../standalone/standalone-pools.js';
 import { type ProxyRecord, readState, removeStaleTempFiles } from '../standalone/state-file.js';
-import { statusPageData } from '../standalone/status-page-data.js';
+import { StandaloneStatusPage } from '../standalone/status-page-data.js';
 import {
   plainLine,
   plainPoolLine,
@@ -317,17 +317,21 @@ async function openStatusPage(
   view: StatusView,
   io: Io,
 ): Promise<RunningStatusPage | undefined> {
+  // Subscribed from now on, so events that come before the first page is opened are shown too.
+  const source = new StandaloneStatusPage(sa.pools, sa.store);
   try {
     const page = await startStatusPage({
       host: '127.0.0.1',
       port: 0,
-      snapshot: () => statusPageData(sa.pools),
+      snapshot: () => source.snapshot(),
+      onClose: () => source.close(),
     });
     const api = `${page.url}api/status`;
     if (view.mode === 'json') io.out(jsonLine({ type: 'status-page', url: page.url, api }));
     else io.err(`status page: ${page.url} (its data: curl ${api})\n`);
     return page;
   } catch (err) {
+    source.close();
     const error = err instanceof Error ? err.message : String(err);
     view.warn(`status page not started: ${error}`, { type: 'status-page', error });
     return undefined;

@@ -99,6 +99,8 @@ export interface RunningGateway {
   readonly socks?: { host: string; port: number; url: string };
   readonly members: MemberTable;
   readonly metrics: GatewayMetrics;
+  /** Its counters per member (the status page reads them; Prometheus reads them through metrics). */
+  readonly stats: GatewayStats;
   /** The pool's load as this gateway sees it, for the autoscaler. */
   load(): GatewayLoad;
   /** Applies new settings (the pool's spec changed); the listening address stays. */
@@ -532,6 +534,7 @@ function runningGateway(
       : {}),
     members,
     metrics: at.metrics,
+    stats,
     load: () => demand.load(),
     configure(s) {
       demand.configure(s);

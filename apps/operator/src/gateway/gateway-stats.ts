@@ -48,3 +48,11 @@ export class GatewayStats {
     for (const [name, s] of this.members) if (!current.has(name) && s.active === 0) this.members.delete(name);
   }
 }
+
+/** A member's counters as the status page shows them: requests, bytes both ways, failed connections. */
+export function memberTotals(s: MemberStats): { requests: number; bytes: number; errors: number } {
+  let errors = 0;
+  // A client going away is its own choice, not an error the member or its target made.
+  for (const [reason, n] of s.failures) if (reason !== 'client-abort') errors += n;
+  return { requests: s.http + s.connect, bytes: s.bytesUp + s.bytesDown, errors };
+}

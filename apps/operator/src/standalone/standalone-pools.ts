@@ -69,6 +69,16 @@ export interface PoolMemberChange {
   reason?: string;
 }
 
+/** The autoscaler of a pool under `up` changed its size or its reason. */
+export interface PoolScaleChange {
+  pool: string;
+  from: number;
+  to: number;
+  /** The Scaling reason (ScalingUp, ScalingDown, Idle, WakingOnDemand...) and its message. */
+  reason: string;
+  message: string;
+}
+
 export interface StandalonePoolsOptions {
   stateDir: string;
   logger?: OpLogger;
@@ -105,6 +115,7 @@ export class StandalonePools {
   #timer?: NodeJS.Timeout;
   #stopped = false;
   readonly #listeners = new Set<(change: PoolMemberChange) => void>();
+  readonly #scaleListeners = new Set<(change: PoolScaleChange) => void>();
   /** The last autoscale decision per pool key (for the view; the size and clocks persist in the state). */
   readonly #decisions = new Map<string, AutoscaleDecision>();
   #stepping?: Promise<void> | undefined;
@@ -239,6 +250,12 @@ export class StandalonePools {
     for (const l of this.#listeners) l({ view, member, cooledDown, ...(reason ? { reason } : {}) });
   }
 
+  /** Calls `listener` when an autoscaled pool's size or Scaling reason changes. Returns the unsubscribe function. */
+  onScale(listener: (change: PoolScaleChange) => void): () => void {
+    this.#scaleListeners.add(listener);
+    return () => this.#scaleListeners.delete(listener);
+  }
+
   gateway(key: string): RunningGateway | undefined {
     return this.#gateways.get(key);
   }
@@ -282,11 +299,14 @@ export class StandalonePools {
     });
     const old = this.#decisions.get(key);
     this.#decisions.set(key, decision);
-    if (decision.replicas !== prev.replicas || old?.reason !== decision.reason)
+    if (decision.replicas !== prev.replicas || old?.reason !== decision.reason) {
       this.#log.info(
         { pool: key, from: prev.replicas, to: decision.replicas, reason: decision.reason },
         `pool: ${decision.message}`,
       );
+      const change = { pool: key, from: prev.replicas, to: decision.replicas, reason: decision.reason };
+      for (const l of this.#scaleListeners) l({ ...change, message: decision.message });
+    }
     const next: AutoscaleRecord = {
       replicas: decision.replicas,
       lastActiveTime: decision.lastActiveTime,

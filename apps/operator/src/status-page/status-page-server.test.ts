@@ -34,7 +34,10 @@ describe('status page server', () => {
       const reader = (events.body as ReadableStream<Uint8Array>).getReader();
       const next = async () => {
         const { value } = await reader.read();
-        return JSON.parse(new TextDecoder().decode(value).replace(/^data: /, '')) as StatusPageData;
+        // The first is the whole data, then patches: each carries every pool's counts.
+        return JSON.parse(
+          new TextDecoder().decode(value).replace(/^(event: patch\n)?data: /, ''),
+        ) as StatusPageData;
       };
       expect((await next()).pools[0]?.ready).toBe(0);
       ready = 2;

@@ -2,6 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StatusPageData } from './page-data.js';
 import { STATUS_PAGE_HTML } from './page-html.js';
+import { UpdateStream } from './update-stream.js';
 
 export interface StatusPageOptions {
   /** Loopback only: the page has no authentication yet, and it names every member's address. */
@@ -12,6 +13,8 @@ export interface StatusPageOptions {
   snapshot: () => StatusPageData;
   /** How often open pages are sent what changed (default 500 ms). */
   intervalMs?: number;
+  /** Called once the page has closed (the data source can stop listening). */
+  onClose?: () => void;
 }
 
 export interface RunningStatusPage {
@@ -23,7 +26,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
  * The status page: `/` the HTML, `/api/status` the data as JSON, `/api/events` the same data as
- * server-sent events, one each time it changes. Read-only (GET and HEAD only).
+ * server-sent events: the whole data first, then a `patch` event each time it changes. Read-only (GET and HEAD only).
  */
 export async function startStatusPage(opts: StatusPageOptions): Promise<RunningStatusPage> {
   if (!LOOPBACK.has(opts.host))
@@ -31,12 +34,14 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
       `status page host ${JSON.stringify(opts.host)}: only a loopback address (127.0.0.1, ::1, localhost) is allowed, since the page has no authentication`,
     );
   const streams = new Set<ServerResponse>();
-  // The timestamp changes on every snapshot; what is compared is the rest.
-  const body = () => {
-    const data = opts.snapshot();
-    return { json: JSON.stringify(data), key: JSON.stringify(data.pools) };
+  // Every open page has been sent the same updates: one stream of patches serves them all.
+  const updates = new UpdateStream();
+  const push = (data: StatusPageData) => {
+    const patch = updates.next(data);
+    if (!patch) return;
+    const message = `event: patch\ndata: ${JSON.stringify(patch)}\n\n`;
+    for (const s of streams) s.write(message);
   };
-  let lastKey = '';
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -58,7 +63,7 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
     if (path === '/api/status') {
       res
         .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-        .end(`${body().json}\n`);
+        .end(`${JSON.stringify(opts.snapshot())}\n`);
       return;
     }
     if (path === '/api/events') {
@@ -67,11 +72,11 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
         'cache-control': 'no-store',
         connection: 'keep-alive',
       });
-      // Everyone connected gets what changed since the last push, so all stay in step.
-      const { json, key } = body();
-      if (key !== lastKey) for (const s of streams) s.write(`data: ${json}\n\n`);
-      lastKey = key;
-      res.write(`data: ${json}\n\n`);
+      // Everyone connected gets what changed since the last push, so all stay in step; the new
+      // page gets the whole data.
+      const data = opts.snapshot();
+      push(data);
+      res.write(`data: ${JSON.stringify(data)}\n\n`);
       streams.add(res);
       req.on('close', () => streams.delete(res));
       return;
@@ -79,11 +84,7 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   });
   const timer = setInterval(() => {
-    if (streams.size === 0) return;
-    const { json, key } = body();
-    if (key === lastKey) return;
-    lastKey = key;
-    for (const s of streams) s.write(`data: ${json}\n\n`);
+    if (streams.size > 0) push(opts.snapshot());
   }, opts.intervalMs ?? 500);
   timer.unref();
   await new Promise<void>((resolve, reject) => {
@@ -99,7 +100,10 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
         clearInterval(timer);
         for (const s of streams) s.end();
         server.closeAllConnections();
-        server.close(() => r());
+        server.close(() => {
+          opts.onClose?.();
+          r();
+        });
       }),
   };
 }
