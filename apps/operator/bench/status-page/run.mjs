@@ -13,8 +13,8 @@
 //           update, which builds all 1,000 rows (what every update cost when the page rebuilt the
 //           table each time). Medians over the updates; reported, never asserted.
 // Writes bench/status-page-results.md.
-import { existsSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -169,7 +169,13 @@ async function browser() {
     snapshot: () => source.snapshot(),
     intervalMs: 50,
   });
-  const b = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // Chromium's crash reports and caches go in a dir of the run's, not the home directory.
+  const xdg = mkdtempSync(join(tmpdir(), 'ep-bench-page-'));
+  const b = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox'],
+    env: { ...process.env, XDG_CONFIG_HOME: join(xdg, 'config'), XDG_CACHE_HOME: join(xdg, 'cache') },
+  });
   try {
     const page = await b.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(page0.url);
@@ -217,6 +223,7 @@ async function browser() {
     await b.close();
     await page0.close();
     source.close();
+    rmSync(xdg, { recursive: true, force: true });
   }
 }
 
