@@ -293,10 +293,12 @@ function framesByKind(file) {
     kinds.set(kind, (kinds.get(kind) ?? 0) + (timeDeltas[i] ?? 0));
     total += timeDeltas[i] ?? 0;
   });
-  return [...kinds]
+  const lines = [...kinds]
     .sort((a, b) => b[1] - a[1])
-    .map(([k, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${k}`)
-    .join('\n');
+    .map(([k, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  return [`busy ${(total / 1000).toFixed(0)} ms in all (wall time sampled while not idle)`, ...lines].join(
+    '\n',
+  );
 }
 
 const fixed = (x, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '-');
