@@ -31,6 +31,8 @@ const MiB = 1 << 20;
 const ROUNDS = Number(process.env.GATEWAY_BENCH_ROUNDS ?? 5);
 const GETS = Number(process.env.GATEWAY_BENCH_GETS ?? 1000);
 const WARMUP = 100;
+// What the target answers a GET with (servers.mjs targets): '{"ip":"127.0.0.1"}\n'.
+const TARGET_BODY_BYTES = 19;
 const TUNNEL_BYTES = Number(process.env.GATEWAY_BENCH_TUNNEL_MIB ?? 512) * MiB;
 const SQUID = process.env.SQUID ?? '/usr/sbin/squid';
 const profileAt = process.argv.indexOf('--profile');
@@ -129,11 +131,15 @@ async function latency(port, path, n, keepAlive) {
     new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
       const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
-        res.resume();
+        // The whole answer or the run fails: a relay that cut or padded the body is not measured.
+        let got = 0;
+        res.on('data', (c) => {
+          got += c.length;
+        });
         res.on('end', () =>
-          res.statusCode === 200
+          res.statusCode === 200 && got === TARGET_BODY_BYTES
             ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
-            : reject(new Error(`status ${res.statusCode} from port ${port}`)),
+            : reject(new Error(`status ${res.statusCode} and ${got} body bytes from port ${port}`)),
         );
       });
       req.on('error', reject);
