@@ -282,8 +282,10 @@ function serveClient(client, pool, member) {
         // Still queued, the slice holds the read buffer: the next read gets a new one.
         if (client.writableLength > 0) up.lent = true;
         if (!ok) {
-          up.pause();
-          client.once('drain', () => up?.resume());
+          // This socket, not whichever the next request takes: it is the one to resume.
+          const u = up;
+          u.pause();
+          client.once('drain', () => u.resume());
         }
       }
       if (off + n < c.length) reusable = false; // the upstream said more than one answer
