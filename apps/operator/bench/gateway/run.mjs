@@ -5,15 +5,18 @@
 //   gateway: through the pool gateway in front of that same member (one member in the pool);
 //   squid:   through a plain Squid forward proxy (no cache, no peers) in front of the target;
 //   textbook (GETs only): the textbook Node forward proxy in front of the same member, the floor of
-//            the Node HTTP stack the gateway is built on.
+//            the Node HTTP stack the gateway is built on;
+//   raw (GETs only): a minimal HTTP/1.1 relay on raw sockets (raw-relay.mjs) in front of the same
+//            member, what a Node hop costs when its data path goes around the http module.
 // A hop is a route minus the route it wraps: the gateway's hop is gateway - member, Squid's hop is
 // squid - direct. The routes take turns round after round (the order rotating) and each figure is
 // the median over the rounds, so a burst of load elsewhere on the machine hits every route alike;
 // the CPU time of the gateway and Squid processes is read from /proc over their measured rounds,
 // a cost that load does not inflate. Writes bench/gateway-results.md.
 //
-// `node bench/gateway/run.mjs --profile DIR` instead runs only keep-alive GETs through the gateway,
-// started with --cpu-prof, and prints the profile's top frames (the profile stays in DIR).
+// `node bench/gateway/run.mjs --profile DIR [gateway|raw|textbook]` instead runs only keep-alive
+// GETs through that relay (the gateway by default), started with --cpu-prof, and prints the
+// profile's top frames and where its busy time went by kind (the profile stays in DIR).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -28,10 +31,13 @@ const MiB = 1 << 20;
 const ROUNDS = Number(process.env.GATEWAY_BENCH_ROUNDS ?? 5);
 const GETS = Number(process.env.GATEWAY_BENCH_GETS ?? 1000);
 const WARMUP = 100;
+// What the target answers a GET with (servers.mjs targets): '{"ip":"127.0.0.1"}\n'.
+const TARGET_BODY_BYTES = 19;
 const TUNNEL_BYTES = Number(process.env.GATEWAY_BENCH_TUNNEL_MIB ?? 512) * MiB;
 const SQUID = process.env.SQUID ?? '/usr/sbin/squid';
 const profileAt = process.argv.indexOf('--profile');
 const profileDir = profileAt > 0 ? resolve(process.argv[profileAt + 1] ?? '') : undefined;
+const profileRoute = profileAt > 0 ? (process.argv[profileAt + 2] ?? 'gateway') : undefined;
 
 function child(args, execArgv = []) {
   const p = spawn(process.execPath, [...execArgv, join(here, 'servers.mjs'), ...args], {
@@ -125,11 +131,15 @@ async function latency(port, path, n, keepAlive) {
     new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
       const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
-        res.resume();
+        // The whole answer or the run fails: a relay that cut or padded the body is not measured.
+        let got = 0;
+        res.on('data', (c) => {
+          got += c.length;
+        });
         res.on('end', () =>
-          res.statusCode === 200
+          res.statusCode === 200 && got === TARGET_BODY_BYTES
             ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
-            : reject(new Error(`status ${res.statusCode} from port ${port}`)),
+            : reject(new Error(`status ${res.statusCode} and ${got} body bytes from port ${port}`)),
         );
       });
       req.on('error', reject);
@@ -258,13 +268,55 @@ function topFrames(file, n = 25) {
     .join('\n');
 }
 
+/**
+ * The profile's busy time (idle left out) by kind: the system calls Node makes from JavaScript
+ * (socket writes), garbage collection, Node's http modules, its streams and sockets, module
+ * loading at start, and the relay's own code.
+ */
+function framesByKind(file) {
+  const { nodes, samples, timeDeltas } = JSON.parse(readFileSync(file, 'utf8'));
+  const byId = new Map(nodes.map((x) => [x.id, x]));
+  const kinds = new Map();
+  let total = 0;
+  samples.forEach((id, i) => {
+    const { functionName: f, url } = byId.get(id).callFrame;
+    if (f === '(idle)') return;
+    const kind = !url
+      ? /^write|^read|^writev/.test(f)
+        ? `socket ${f}`
+        : f.startsWith('(')
+          ? f
+          : 'other native'
+      : /_http_/.test(url)
+        ? "node's http modules"
+        : /stream|net|events|timers|task_queues/.test(url)
+          ? "node's streams, sockets, events"
+          : /modules|loader|bootstrap|node:fs|url/.test(url)
+            ? 'module loading (start)'
+            : url.startsWith('node:')
+              ? 'other node internals'
+              : "the relay's own code";
+    kinds.set(kind, (kinds.get(kind) ?? 0) + (timeDeltas[i] ?? 0));
+    total += timeDeltas[i] ?? 0;
+  });
+  const lines = [...kinds]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  return [`busy ${(total / 1000).toFixed(0)} ms in all (wall time sampled while not idle)`, ...lines].join(
+    '\n',
+  );
+}
+
 const fixed = (x, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const load1 = () => loadavg()[0].toFixed(2);
 
 async function profile(dir) {
   const targets = await child(['targets']);
   const members = await child(['members', '1']);
-  const gateway = await child(['gateway', members.ports.join(',')], ['--cpu-prof', '--cpu-prof-dir', dir]);
+  const args = profileRoute === 'gateway' ? members.ports.join(',') : String(members.ports[0]);
+  if (!['gateway', 'raw', 'textbook'].includes(profileRoute))
+    throw new Error(`--profile DIR [gateway|raw|textbook]: no relay named ${profileRoute}`);
+  const gateway = await child([profileRoute, args], ['--cpu-prof', '--cpu-prof-dir', dir]);
   const url = `http://127.0.0.1:${targets.http}/`;
   for (let r = 0; r < ROUNDS; r++) await latency(gateway.port, url, GETS * 4, true);
   const exited = new Promise((r) => gateway.proc.once('exit', r));
@@ -275,7 +327,7 @@ async function profile(dir) {
     .map((f) => join(dir, f))
     .sort()
     .pop();
-  process.stdout.write(`${file}\n${topFrames(file)}\n`);
+  process.stdout.write(`${file}\n${topFrames(file)}\n\nbusy time by kind:\n${framesByKind(file)}\n`);
 }
 
 async function bench(squidDir) {
@@ -287,6 +339,7 @@ async function bench(squidDir) {
   const members = await child(['members', '1']);
   const gateway = await child(['gateway', members.ports.join(',')]);
   const textbook = await child(['textbook', String(members.ports[0])]);
+  const raw = await child(['raw', String(members.ports[0])]);
   const squid = await startSquid(squidDir);
   const url = `http://127.0.0.1:${targets.http}/`;
   const tcp = `127.0.0.1:${targets.tcp}`;
@@ -298,6 +351,7 @@ async function bench(squidDir) {
     gateway: { port: gateway.port, path: url, tunnelPort: gateway.port, pid: gateway.pid },
     squid: { port: squid.port, path: url, tunnelPort: squid.port, pid: squid.pid },
     textbook: { port: textbook.port, path: url, pid: textbook.pid },
+    raw: { port: raw.port, path: url, pid: raw.pid },
   };
   const names = Object.keys(routes);
   const tunnelNames = names.filter((k) => routes[k].tunnelPort !== undefined);
@@ -309,7 +363,7 @@ async function bench(squidDir) {
     cpu[m] = Object.fromEntries(names.map((k) => [k, { user: 0, sys: 0 }]));
   }
   const tput = Object.fromEntries(tunnelNames.map((k) => [k, []]));
-  const tputCpu = Object.fromEntries(tunnelNames.map((k) => [k, 0]));
+  const tputCpu = Object.fromEntries(tunnelNames.map((k) => [k, { user: 0, sys: 0 }]));
   // Every process a transfer runs through (target, member, the hop, this client): where they
   // share busy cores, a route's throughput goes as the inverse of this total.
   const chainCpu = Object.fromEntries(tunnelNames.map((k) => [k, 0]));
@@ -335,10 +389,14 @@ async function bench(squidDir) {
   for (let r = 0; r < ROUNDS; r++)
     for (const k of order(tunnelNames, r)) {
       const { tunnelPort, pid } = routes[k];
-      const c0 = pid ? cpuSeconds(pid) : 0;
+      const c0 = pid ? cpuTimes(pid) : undefined;
       const a0 = chain(k);
       tput[k].push(await throughput(tunnelPort, tcp, TUNNEL_BYTES));
-      if (pid) tputCpu[k] += cpuSeconds(pid) - c0;
+      if (c0) {
+        const c1 = cpuTimes(pid);
+        tputCpu[k].user += c1.user - c0.user;
+        tputCpu[k].sys += c1.sys - c0.sys;
+      }
       chainCpu[k] += chain(k) - a0;
     }
   const gwBefore = peakRss(gateway.pid);
@@ -351,6 +409,7 @@ async function bench(squidDir) {
   const p = (m, k, q) => median(lat[m][k].map((x) => x[q]));
   const hop = (m, q) => ({
     gateway: p(m, 'gateway', q) - p(m, 'member', q),
+    raw: p(m, 'raw', q) - p(m, 'member', q),
     squid: p(m, 'squid', q) - p(m, 'direct', q),
   });
   const perGet = (s) => (s * 1e6) / (ROUNDS * (GETS + WARMUP));
@@ -358,8 +417,14 @@ async function bench(squidDir) {
   const cpuCell = (m, k) =>
     `${fixed(usPerGet(m, k), 0)} (${fixed(perGet(cpu[m][k].user), 0)} + ${fixed(perGet(cpu[m][k].sys), 0)})`;
   const mibs = (k) => median(tput[k]);
+  // Each round's own ratio to the member, then their median: the two transfers of a round ran
+  // minutes apart at most, so a burst of load elsewhere weighs less than across the medians.
+  const pairedRatio = (k) => median(tput[k].map((x, r) => x / tput.member[r]));
   const GiBs = (ROUNDS * TUNNEL_BYTES) / (1 << 30);
-  const sPerGiB = (k) => tputCpu[k] / GiBs;
+  const sPerGiB = (k) => (tputCpu[k].user + tputCpu[k].sys) / GiBs;
+  // As "total (user + kernel)": a relay's kernel share is the copying in and out of its sockets.
+  const sPerGiBCell = (k) =>
+    `${fixed(sPerGiB(k), 2)} (${fixed(tputCpu[k].user / GiBs, 2)} + ${fixed(tputCpu[k].sys / GiBs, 2)})`;
   const chainPerGiB = (k) => chainCpu[k] / GiBs;
   // A target "at most Squid's": met when the gateway's figure is not above Squid's; by how much either way.
   const atMost = (gw, sq, unit, d) =>
@@ -381,8 +446,9 @@ async function bench(squidDir) {
     `| CONNECT throughput: gateway >= 0.95x one member | ${ratio >= 0.95 ? 'met' : 'missed'}: ${fixed(ratio, 2)}x (${fixed(mibs('gateway'), 0)} vs ${fixed(mibs('member'), 0)} MiB/s, ${ratio >= 0.95 ? '+' : ''}${fixed(ratio - 0.95, 2)} against 0.95x) |`,
   );
   // Not targets: what bounds the two figures above on this machine.
+  const relays = ['gateway', 'textbook', 'raw', 'squid'];
   const limits = [
-    `- Node's HTTP stack: per keep-alive GET, user-space CPU ${['gateway', 'textbook', 'squid'].map((k) => `${k} ${fixed(perGet(cpu['keep-alive'][k].user), 0)} us`).join(', ')}; kernel ${['gateway', 'textbook', 'squid'].map((k) => `${k} ${fixed(perGet(cpu['keep-alive'][k].sys), 0)} us`).join(', ')} (textbook: the textbook Node proxy, http.request with a keep-alive agent and pipe(), in front of the same member).`,
+    `- Node's HTTP stack: per keep-alive GET, user-space CPU ${relays.map((k) => `${k} ${fixed(perGet(cpu['keep-alive'][k].user), 0)} us`).join(', ')}; kernel ${relays.map((k) => `${k} ${fixed(perGet(cpu['keep-alive'][k].sys), 0)} us`).join(', ')} (textbook: the textbook Node proxy, http.request with a keep-alive agent and pipe(), in front of the same member; raw: the raw-socket relay in front of the same member, ${fixed(usPerGet('keep-alive', 'raw') / usPerGet('keep-alive', 'squid'), 2)}x Squid's CPU per keep-alive GET and ${fixed(usPerGet('new connection', 'raw') / usPerGet('new connection', 'squid'), 2)}x per new-connection GET).`,
     `- Shared cores for CONNECT: the gateway relays a GiB with ${fixed(sPerGiB('gateway'), 2)} s of CPU (at most ${fixed(1024 / sPerGiB('gateway'), 0)} MiB/s per core of its own), the member with ${fixed(sPerGiB('member'), 2)} s; here every process of the chain shares two cores, so the route's throughput goes as its whole chain's CPU: member route ${fixed(chainPerGiB('member'), 2)} s per GiB, gateway route ${fixed(chainPerGiB('gateway'), 2)} s, a ratio of ${fixed(chainPerGiB('member') / chainPerGiB('gateway'), 2)}x.`,
   ];
   const latRows = (m) =>
@@ -393,10 +459,10 @@ async function bench(squidDir) {
       )
       .join('\n');
   const hopRows = (m) =>
-    ['gateway', 'squid']
+    ['gateway', 'raw', 'squid']
       .map(
         (k) =>
-          `| ${k === 'gateway' ? 'gateway (gateway - member)' : 'Squid (squid - direct)'} | ${fixed(hop(m, 'p50')[k])} | ${fixed(hop(m, 'p99')[k])} | ${cpuCell(m, k)} |`,
+          `| ${{ gateway: 'gateway (gateway - member)', raw: 'raw relay (raw - member)', squid: 'Squid (squid - direct)' }[k]} | ${fixed(hop(m, 'p50')[k])} | ${fixed(hop(m, 'p99')[k])} | ${cpuCell(m, k)} |`,
       )
       .join('\n');
   const squidVersion =
@@ -414,7 +480,9 @@ Routes: **direct** (client to the target), **member** (one proxy-chain member al
 Node engine), **gateway** (the pool gateway in front of that same member, the only one in its pool),
 **squid** (a plain Squid forward proxy in front of the target: no cache, no peers, no access log).
 **textbook** (GETs only: the textbook Node forward proxy in front of the same member, for what Node's
-HTTP stack costs by itself). Each relay runs in its own process. The gateway's hop is gateway minus
+HTTP stack costs by itself). **raw** (GETs only: a minimal HTTP/1.1 relay on raw sockets in front of
+the same member, \`bench/gateway/raw-relay.mjs\`, for what a Node hop costs around the http module).
+Each relay runs in its own process. The gateway's hop is gateway minus
 member; Squid's hop is squid minus direct. CPU per request is "total (user + kernel)" in us.
 
 ## Targets
@@ -445,12 +513,12 @@ ${hopRows(m)}
   .join('\n')}
 ## CONNECT throughput, ${TUNNEL_BYTES / MiB} MiB through one tunnel (MiB/s)
 
-| route | median | all rounds | vs member | relay CPU per GiB (s) | whole chain CPU per GiB (s) |
-| --- | --- | --- | --- | --- | --- |
+| route | median | all rounds | vs member | vs member, median of the rounds' ratios | relay CPU per GiB, user + kernel (s) | whole chain CPU per GiB (s) |
+| --- | --- | --- | --- | --- | --- | --- |
 ${tunnelNames
   .map(
     (k) =>
-      `| ${k} | ${fixed(mibs(k), 0)} | ${tput[k].map((x) => fixed(x, 0)).join(', ')} | ${fixed(mibs(k) / mibs('member'), 2)}x | ${routes[k].pid ? fixed(sPerGiB(k), 2) : '-'} | ${fixed(chainPerGiB(k), 2)} |`,
+      `| ${k} | ${fixed(mibs(k), 0)} | ${tput[k].map((x) => fixed(x, 0)).join(', ')} | ${fixed(mibs(k) / mibs('member'), 2)}x | ${fixed(pairedRatio(k), 2)}x | ${routes[k].pid ? sPerGiBCell(k) : '-'} | ${fixed(chainPerGiB(k), 2)} |`,
   )
   .join('\n')}
 

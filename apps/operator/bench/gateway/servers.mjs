@@ -4,17 +4,21 @@
 //   node servers.mjs textbook PORT   the textbook Node forward proxy (http.request with a keep-alive
 //                                    agent, piped) in front of the member at PORT: the floor of
 //                                    Node's HTTP stack that the gateway is built on
+//   node servers.mjs raw PORT        a minimal raw-socket HTTP/1.1 relay (raw-relay.mjs) in front of
+//                                    the member at PORT: what a hop costs around the http module
 //   node servers.mjs targets         an HTTP echo target and a TCP source of N bytes per connection
 // GATEWAY_BENCH_DIST: the operator build the gateway comes from (default ../../dist), to compare
 // two builds with the same command.
-// Each prints one JSON line with what it listens on, then runs until killed. The gateway exits
-// cleanly on SIGTERM, so a `--cpu-prof` run writes its profile.
+// Each prints one JSON line with what it listens on, then runs until killed. Each exits cleanly on
+// SIGTERM, so a `--cpu-prof` run writes its profile.
 import { Agent, createServer as createHttp, request } from 'node:http';
 import { createServer as createTcp } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [kind, arg] = process.argv.slice(2);
+// A clean exit on SIGTERM, so a `--cpu-prof` run writes its profile.
+process.once('SIGTERM', () => process.exit(0));
 const listen = (server) => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port)));
 
 if (kind === 'members') {
@@ -34,7 +38,6 @@ if (kind === 'members') {
   // The bench's one client address holds 5,000 tunnels at once: above the per-client default.
   const g = await startGateway({ pool: 'bench', connectTimeoutMs: 60_000, maxConnectionsPerClient: 10_000 });
   g.members.setMembers(arg.split(',').map((p, i) => ({ name: `m${i}`, host: '127.0.0.1', port: Number(p) })));
-  process.once('SIGTERM', () => process.exit(0));
   console.log(JSON.stringify({ port: g.port }));
 } else if (kind === 'textbook') {
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
@@ -57,6 +60,9 @@ if (kind === 'members') {
     up.end();
   });
   console.log(JSON.stringify({ port: await listen(server) }));
+} else if (kind === 'raw') {
+  const { startRawRelay } = await import('./raw-relay.mjs');
+  console.log(JSON.stringify({ port: await listen(startRawRelay(Number(arg))) }));
 } else if (kind === 'targets') {
   const body = Buffer.from('{"ip":"127.0.0.1"}\n');
   const http = createHttp((_req, res) => res.writeHead(200, { 'content-length': body.length }).end(body));
