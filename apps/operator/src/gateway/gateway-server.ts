@@ -348,10 +348,14 @@ function requestHandler({ ctx, limits, state, agent, realm, demand }: Serving) {
         .end(`request URL longer than ${limits.maxRequestLineBytes} bytes\n`);
     }
     if (url.startsWith('/')) {
-      // The gateway's own endpoints, for probes: alive, and ready (some member is eligible).
+      // The gateway's own endpoints, for probes: alive, and ready (some member is eligible, or the
+      // pool wakes on demand: taken out of a load balancer at zero, it would never see the
+      // request that wakes it).
       if (url === '/healthz') return void res.writeHead(200).end('ok\n');
-      if (url === '/readyz')
-        return void res.writeHead(members.eligible().length && !state.draining ? 200 : 503).end();
+      if (url === '/readyz') {
+        const serves = members.eligible().length > 0 || demand.wakeTimeoutMs > 0;
+        return void res.writeHead(serves && !state.draining ? 200 : 503).end();
+      }
       stats.reject('bad-request');
       return void res
         .writeHead(400, { 'content-type': 'text/plain' })

@@ -162,6 +162,17 @@ describe('gateway: wake on demand', () => {
     expect(wakes.n).toBe(0);
   });
 
+  it("is ready on its own port's /readyz at zero members only while it wakes on demand", async () => {
+    // A load balancer or Service that probes the proxy port must keep sending traffic to a pool at
+    // zero, or the request that would wake it never arrives.
+    const readyz = async (port: number) => (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
+    const waking = await sleepingPool(60_000);
+    expect(await readyz(waking.g.port)).toBe(200);
+    expect(waking.wakes.n).toBe(0);
+    const fixed = await sleepingPool(0);
+    expect(await readyz(fixed.g.port)).toBe(503);
+  });
+
   it('reports requests per second and open connections', async () => {
     const { g } = await sleepingPool(60_000);
     g.members.setMembers([member]);
