@@ -101,8 +101,18 @@ async function runOperator(flags: RunFlags): Promise<number> {
     ...(flags.namespace ? { namespace: flags.namespace } : {}),
   });
   pools.start();
+  const page = flags.statusPage
+    ? await (await import('../cluster/cluster-status-page.js')).startClusterStatusPage({
+        kubeConfig: kc,
+        host: flags.statusPage.host,
+        port: flags.statusPage.port,
+        logger: log,
+        ...(flags.namespace ? { namespace: flags.namespace } : {}),
+      })
+    : undefined;
   await stopRequested();
   log.info({}, 'stopping');
+  await page?.close();
   await pools.stop();
   await op.stop();
   await tracing?.shutdown();

@@ -1,0 +1,127 @@
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { GROUP, VERSION } from '../api/group.js';
+import { PROXY_POOL, type ProxyPoolObject } from '../api/proxy-pool.js';
+import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
+import { bearerAuth } from '../status-page/bearer-auth.js';
+import type { StatusPageData, StatusPageMember } from '../status-page/page-data.js';
+import { type RunningStatusPage, startStatusPage } from '../status-page/status-page-server.js';
+import { kubeCall } from './kube-call-options.js';
+import { kubeTokenReviewer } from './kube-token-review.js';
+
+export interface ClusterStatusPageOptions {
+  kubeConfig: KubeConfig;
+  /** One namespace's pools, or all when absent. */
+  namespace?: string;
+  host: string;
+  port: number;
+  /** How often the pools are re-read (default 2 s): every replica serves, leader or not. */
+  pollMs?: number;
+  logger?: OpLogger;
+}
+
+/** The page's data from the pools' status, as the pool controller wrote it. */
+export function clusterPageData(pools: readonly ProxyPoolObject[], now: number): StatusPageData {
+  return {
+    updatedAt: new Date(now).toISOString(),
+    pools: pools.map((p) => {
+      const st = p.status;
+      const scaling = st?.conditions?.find((c) => c.type === 'Scaling');
+      const a = p.spec.autoscale;
+      return {
+        pool: `${p.metadata.namespace}/${p.metadata.name}`,
+        desired: p.spec.replicas ?? 0,
+        ready: st?.ready ?? 0,
+        ...(st?.gateway ? { gateway: st.gateway } : {}),
+        ...(a && st?.autoscale
+          ? {
+              autoscale: {
+                min: a.minReplicas ?? 0,
+                max: a.maxReplicas ?? 0,
+                activeConnections: st.autoscale.activeConnections ?? 0,
+                requestsPerSecond: Number(st.autoscale.requestsPerSecond ?? 0),
+                waiting: st.autoscale.waiting ?? 0,
+                reason: scaling?.reason ?? '',
+                message: scaling?.message ?? '',
+              },
+            }
+          : {}),
+        members: (st?.members ?? []).map((m): StatusPageMember => {
+          const assigned = [m.assignedEgress?.ipv4, m.assignedEgress?.ipv6, m.assignedEgress?.ipv6Prefix]
+            .filter(Boolean)
+            .join(', ');
+          const host = m.ip?.includes(':') ? `[${m.ip}]` : m.ip;
+          return {
+            name: m.name,
+            ...(m.provider ? { provider: m.provider } : {}),
+            ...(m.ip ? { address: m.port ? `${host}:${m.port}` : m.ip } : {}),
+            ...(assigned ? { assignedEgress: assigned } : {}),
+            ...(m.egressIP ? { seenEgress: m.egressIP } : {}),
+            ready: m.ready,
+            cooledDown: m.cooledDown === true,
+          };
+        }),
+      };
+    }),
+  };
+}
+
+/**
+ * The status page in the cluster: the pools re-read every `pollMs`, served on their own port
+ * behind Kubernetes authentication (kubeTokenReviewer). It never starts without it: there is no
+ * open mode here.
+ */
+export async function startClusterStatusPage(opts: ClusterStatusPageOptions): Promise<RunningStatusPage> {
+  const log = (opts.logger ?? silentOpLogger).child({ component: 'status-page' });
+  const api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
+  const abort = new AbortController();
+  const base = { group: GROUP, version: VERSION, plural: PROXY_POOL.plural };
+  const read = async () => {
+    const r = (await (opts.namespace
+      ? api.listNamespacedCustomObject(
+          { ...base, namespace: opts.namespace },
+          kubeCall({ signal: abort.signal }),
+        )
+      : api.listClusterCustomObject(base, kubeCall({ signal: abort.signal })))) as {
+      items: ProxyPoolObject[];
+    };
+    data = clusterPageData(r.items, Date.now());
+  };
+  let data: StatusPageData = clusterPageData([], Date.now());
+  // The first read before serving: a page that starts empty would look like a fleet with no pools.
+  await read();
+  let warned = false;
+  const timer = setInterval(() => {
+    read().then(
+      () => {
+        warned = false;
+      },
+      (err) => {
+        // The last pools stay on the page; one warning per outage.
+        if (!abort.signal.aborted && !warned)
+          log.warn({ error: String(err) }, 'status page: cannot read the pools');
+        warned = true;
+      },
+    );
+  }, opts.pollMs ?? 2000);
+  timer.unref();
+  const auth = bearerAuth({ review: kubeTokenReviewer(opts.kubeConfig) });
+  const page = await startStatusPage({
+    host: opts.host,
+    port: opts.port,
+    snapshot: () => data,
+    authenticate: async (headers, signal) => {
+      const d = await auth(headers, signal);
+      if (!d.ok) log.debug({ status: d.status }, 'status page: request refused');
+      return d;
+    },
+  });
+  log.info({ url: page.url }, 'status page listening');
+  return {
+    url: page.url,
+    close: async () => {
+      abort.abort();
+      clearInterval(timer);
+      await page.close();
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { KubeControlPlane, KubeUser } from '@egress-proxies/testenv-kube';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { startClusterStatusPage } from '../src/cluster/cluster-status-page.js';
+import { createOperatorLogger } from '../src/domain/logger.js';
+import type { StatusPageData } from '../src/status-page/page-data.js';
+import type { RunningStatusPage } from '../src/status-page/status-page-server.js';
+import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
+import { ensureHelm } from './support/helm.js';
+import { MAIN } from './support/run-cli.js';
+
+// The status page as the chart runs it in the cluster, against the real kube-apiserver: the
+// operator's rights are the chart's rendered ClusterRoles and nothing more, readers are bound by
+// the chart's reader ClusterRole, and every request's token is decided by the API server
+// (TokenReview, then SubjectAccessReview).
+const SYSTEM = 'egress-proxies-system';
+const NS = 'team-page';
+const base = '/apis/egress-proxies.dev/v1alpha1';
+let cp: KubeControlPlane;
+let page: RunningStatusPage | undefined;
+let reader: KubeUser;
+let outsider: KubeUser;
+const logged: string[] = [];
+
+type Doc = { kind: string; metadata: { name: string; namespace?: string } };
+
+function renderChart(): Doc[] {
+  const r = spawnSync(
+    ensureHelm(),
+    [
+      'template',
+      'egress-proxies',
+      join(__dirname, '..', '..', '..', 'chart'),
+      '-n',
+      SYSTEM,
+      '--set',
+      'statusPage.enabled=true',
+      '--set-json',
+      `statusPage.readers=[{"kind":"ServiceAccount","name":"page-reader","namespace":"${NS}"}]`,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
+  return parseAllDocuments(r.stdout)
+    .map((d) => d.toJS() as Doc)
+    .filter(Boolean);
+}
+
+/** Creates a rendered cluster-scoped RBAC object as the chart would. */
+async function apply(doc: Doc) {
+  const plural = doc.kind === 'ClusterRole' ? 'clusterroles' : 'clusterrolebindings';
+  const r = await cp.request('POST', `/apis/rbac.authorization.k8s.io/v1/${plural}`, doc);
+  if (r.status !== 201) throw new Error(`creating ${doc.kind} ${doc.metadata.name}: ${r.status} ${r.body}`);
+}
+
+beforeAll(async () => {
+  cp = await startClusterWithCrds();
+  await cp.ensureNamespace(SYSTEM);
+  await cp.ensureNamespace(NS);
+  const docs = renderChart();
+  const clusterWide = docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding');
+  // The operator's own ClusterRole, the review rights and the reader role with its binding.
+  expect(clusterWide.map((d) => `${d.kind}/${d.metadata.name}`).sort()).toEqual([
+    'ClusterRole/egress-proxies-operator',
+    'ClusterRole/egress-proxies-operator-status-page-auth',
+    'ClusterRole/egress-proxies-status-page-reader',
+    'ClusterRoleBinding/egress-proxies-operator',
+    'ClusterRoleBinding/egress-proxies-operator-status-page-auth',
+    'ClusterRoleBinding/egress-proxies-status-page-reader',
+  ]);
+  // The ServiceAccounts the bindings name (a token each from the TokenRequest API); no other rights.
+  const operator = await cp.createLimitedUser(SYSTEM, 'egress-proxies-operator', []);
+  reader = await cp.createLimitedUser(NS, 'page-reader', []);
+  outsider = await cp.createLimitedUser(NS, 'outsider', []);
+  for (const d of clusterWide) await apply(d);
+
+  const pool = await cp.request('POST', `${base}/namespaces/${NS}/proxypools`, {
+    apiVersion: 'egress-proxies.dev/v1alpha1',
+    kind: 'ProxyPool',
+    metadata: { name: 'crawl' },
+    spec: { replicas: 1, template: { provider: 'local' } },
+  });
+  if (pool.status !== 201) throw new Error(`creating the pool: ${pool.body}`);
+  await setMembers([{ name: 'crawl-a', ip: '10.0.0.7', port: 3128, egressIP: '203.0.113.7', ready: true }]);
+
+  const kc = new KubeConfig();
+  kc.loadFromString(cp.kubeconfig(operator));
+  const log = createOperatorLogger('debug', { write: (line: string) => void logged.push(line) });
+  page = await startClusterStatusPage({
+    kubeConfig: kc,
+    host: '127.0.0.1',
+    port: 0,
+    pollMs: 200,
+    logger: log,
+  });
+}, CONTROL_PLANE_BUDGET_MS);
+
+afterAll(async () => {
+  await page?.close();
+  await cp?.stop();
+});
+
+async function setMembers(members: object[]) {
+  const r = await cp.request(
+    'PATCH',
+    `${base}/namespaces/${NS}/proxypools/crawl/status`,
+    { status: { ready: members.length, members } },
+    { contentType: 'application/merge-patch+json' },
+  );
+  if (r.status !== 200) throw new Error(`patching the pool status: ${r.status} ${r.body}`);
+}
+
+const get = (path: string, token?: string, method = 'GET') =>
+  fetch(`${page?.url}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+describe('the status page in the cluster', () => {
+  it('answers 401 without a token and with one the API server does not accept, 403 to a user without the reader role', async () => {
+    const none = await get('api/status');
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect((await get('api/status', 'not-a-token')).status).toBe(401);
+    const forbidden = await get('api/status', outsider.token);
+    expect(forbidden.status).toBe(403);
+    expect(await forbidden.text()).toContain(`system:serviceaccount:${NS}:outsider may not read`);
+    expect((await get('', outsider.token)).status).toBe(403);
+  });
+
+  it('serves the page and the pools to a bound reader, read-only, and updates the live stream', async () => {
+    const html = await get('', reader.token);
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toContain('text/html');
+    expect((await get('api/status', reader.token, 'HEAD')).status).toBe(200);
+    expect((await get('api/status', reader.token, 'POST')).status).toBe(405);
+    const data = (await (await get('api/status', reader.token)).json()) as StatusPageData;
+    expect(data.pools).toEqual([
+      expect.objectContaining({
+        pool: `${NS}/crawl`,
+        desired: 1,
+        ready: 1,
+        members: [
+          {
+            name: 'crawl-a',
+            address: '10.0.0.7:3128',
+            seenEgress: '203.0.113.7',
+            ready: true,
+            cooledDown: false,
+          },
+        ],
+      }),
+    ]);
+
+    // The live updates: the stream's first event is the pools now, a new member comes as another.
+    const ac = new AbortController();
+    const events = await fetch(`${page?.url}api/events`, {
+      headers: { authorization: `Bearer ${reader.token}` },
+      signal: ac.signal,
+    });
+    expect(events.status).toBe(200);
+    const body = events.body?.getReader();
+    let text = '';
+    const decoder = new TextDecoder();
+    const next = async () => {
+      const chunk = await body?.read();
+      text += decoder.decode(chunk?.value ?? new Uint8Array());
+    };
+    await next();
+    expect(text).toContain('203.0.113.7');
+    await setMembers([
+      { name: 'crawl-a', ip: '10.0.0.7', port: 3128, egressIP: '203.0.113.7', ready: true },
+      { name: 'crawl-b', ip: '10.0.0.8', port: 3128, egressIP: '203.0.113.8', ready: false },
+    ]);
+    await waitFor('the new member on the stream', async () => {
+      await next();
+      return text.includes('203.0.113.8');
+    });
+    ac.abort();
+  });
+
+  it('never logs a token', () => {
+    const all = logged.join('');
+    expect(all).toContain('status page listening');
+    for (const t of [reader.token, outsider.token, 'not-a-token']) expect(all).not.toContain(t);
+  });
+
+  it('refuses to start `run` with the page on and no authentication, saying what to add', () => {
+    const r = spawnSync(process.execPath, [MAIN, 'run', '--status-page-address', '0.0.0.0:8443'], {
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('never served without authentication: add --status-page-auth kubernetes');
+  });
+});
