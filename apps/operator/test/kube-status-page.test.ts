@@ -1,4 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeControlPlane, KubeUser } from '@egress-proxies/testenv-kube';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -23,6 +25,9 @@ let cp: KubeControlPlane;
 let page: RunningStatusPage | undefined;
 let reader: KubeUser;
 let outsider: KubeUser;
+let operator: KubeUser;
+const dir = mkdtempSync(join(tmpdir(), 'ep-kube-page-'));
+let run: ChildProcess | undefined;
 const logged: string[] = [];
 
 type Doc = { kind: string; metadata: { name: string; namespace?: string } };
@@ -72,7 +77,7 @@ beforeAll(async () => {
     'ClusterRoleBinding/egress-proxies-status-page-reader',
   ]);
   // The ServiceAccounts the bindings name (a token each from the TokenRequest API); no other rights.
-  const operator = await cp.createLimitedUser(SYSTEM, 'egress-proxies-operator', []);
+  operator = await cp.createLimitedUser(SYSTEM, 'egress-proxies-operator', []);
   reader = await cp.createLimitedUser(NS, 'page-reader', []);
   outsider = await cp.createLimitedUser(NS, 'outsider', []);
   for (const d of clusterWide) await apply(d);
@@ -99,8 +104,14 @@ beforeAll(async () => {
 }, CONTROL_PLANE_BUDGET_MS);
 
 afterAll(async () => {
+  if (run && run.exitCode === null) {
+    const exited = new Promise((r) => run?.once('exit', r));
+    run.kill('SIGTERM');
+    await exited;
+  }
   await page?.close();
   await cp?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 async function setMembers(members: object[]) {
@@ -113,8 +124,8 @@ async function setMembers(members: object[]) {
   if (r.status !== 200) throw new Error(`patching the pool status: ${r.status} ${r.body}`);
 }
 
-const get = (path: string, token?: string, method = 'GET') =>
-  fetch(`${page?.url}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
+const get = (path: string, token?: string, method = 'GET', at = page?.url) =>
+  fetch(`${at}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
 
 describe('the status page in the cluster', () => {
   it('answers 401 without a token and with one the API server does not accept, 403 to a user without the reader role', async () => {
@@ -191,5 +202,59 @@ describe('the status page in the cluster', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('never served without authentication: add --status-page-auth kubernetes');
+  });
+
+  it('is served by `run` with the flags the chart passes, as the operator with only its chart rights', async () => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the operator first (pnpm build)`);
+    const kubeconfig = join(dir, 'kubeconfig');
+    const providers = join(dir, 'providers.yaml');
+    writeFileSync(kubeconfig, cp.kubeconfig(operator));
+    writeFileSync(providers, '[]\n');
+    run = spawn(
+      process.execPath,
+      [
+        MAIN,
+        'run',
+        '--kubeconfig',
+        kubeconfig,
+        '--providers-config',
+        providers,
+        '--installation-id',
+        'page',
+        '--no-leader-election',
+        '--http-bind-address',
+        '127.0.0.1:0',
+        '--status-page-address',
+        '127.0.0.1:0',
+        '--status-page-auth',
+        'kubernetes',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    run.stdout?.on('data', (c) => {
+      out += c;
+    });
+    run.stderr?.on('data', (c) => {
+      out += c;
+    });
+    const url = await waitFor(
+      'the status page listening',
+      () => {
+        const line = out.split('\n').find((l) => l.includes('"status page listening"'));
+        return line ? (JSON.parse(line) as { url: string }).url : undefined;
+      },
+      60_000,
+      200,
+    );
+    expect((await get('api/status', undefined, 'GET', url)).status).toBe(401);
+    expect((await get('api/status', outsider.token, 'GET', url)).status).toBe(403);
+    const ok = await get('api/status', reader.token, 'GET', url);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as StatusPageData).pools.map((p) => p.pool)).toEqual([`${NS}/crawl`]);
+    const exited = new Promise<number | null>((r) => run?.once('exit', r));
+    run.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    for (const t of [reader.token, outsider.token, operator.token]) expect(out).not.toContain(t);
   });
 });
