@@ -161,6 +161,30 @@ describe('chart: HorizontalPodAutoscalers', () => {
     });
   });
 
+  it('passes helm lint --strict with both HPAs and the status page on', () => {
+    const r = spawnSync(
+      helm,
+      [
+        'lint',
+        '--strict',
+        chart,
+        ...[
+          ...GATEWAY,
+          'gateways[0].resources.requests.cpu=100m',
+          'gateways[0].autoscaling.enabled=true',
+          'gateways[0].poolAutoscaling.enabled=true',
+          'gateways[0].poolAutoscaling.maxReplicas=20',
+          'statusPage.enabled=true',
+        ].flatMap((s) => ['--set', s]),
+        '--set-json',
+        `gateways[0].poolAutoscaling.metrics=${POOL_METRICS}`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
   it('refuses a CPU-scaled gateway without a CPU request, and a pool HPA without metrics, naming the field', () => {
     const noCpu = render([...GATEWAY, 'gateways[0].autoscaling.enabled=true']);
     expect(noCpu.status).not.toBe(0);
