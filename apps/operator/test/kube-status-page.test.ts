@@ -190,6 +190,30 @@ describe('the status page in the cluster', () => {
     ac.abort();
   });
 
+  it("shows until when a cooled-down member's cooldown lasts, from the mark a gateway put on its Proxy", async () => {
+    const until = new Date(Date.now() + 10 * 60_000).toISOString();
+    const proxy = await cp.request('POST', `${base}/namespaces/${NS}/proxies`, {
+      apiVersion: 'egress-proxies.dev/v1alpha1',
+      kind: 'Proxy',
+      metadata: {
+        name: 'crawl-c',
+        labels: { 'egress-proxies.dev/pool': 'crawl' },
+        annotations: { 'egress-proxies.dev/cooled-down': `${new Date().toISOString()} 429 ${until}` },
+      },
+      spec: { provider: 'local' },
+    });
+    expect(proxy.status, proxy.body).toBe(201);
+    await setMembers([
+      { name: 'crawl-a', ip: '10.0.0.7', port: 3128, egressIP: '203.0.113.7', ready: true },
+      { name: 'crawl-c', ip: '10.0.0.9', port: 3128, egressIP: '203.0.113.9', ready: true, cooledDown: true },
+    ]);
+    const member = await waitFor('the cooled-down member on the page', async () => {
+      const data = (await (await get('api/status', reader.token)).json()) as StatusPageData;
+      return data.pools[0]?.members.find((m) => m.name === 'crawl-c' && m.cooledDown);
+    });
+    expect(member.cooledDownUntil).toBe(until);
+  });
+
   it('never logs a token', () => {
     const all = logged.join('');
     expect(all).toContain('status page listening');

@@ -1,7 +1,10 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { GROUP, VERSION } from '../api/group.js';
-import { PROXY_POOL, type ProxyPoolObject } from '../api/proxy-pool.js';
+import { parseDuration } from '../api/duration.js';
+import { GROUP, PROXY, VERSION } from '../api/group.js';
+import type { ProxyObject } from '../api/proxy.js';
+import { POOL_LABEL, PROXY_POOL, type ProxyPoolObject } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
+import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from '../pool/cooldown-mark.js';
 import { bearerAuth } from '../status-page/bearer-auth.js';
 import type { StatusPageData, StatusPageMember } from '../status-page/page-data.js';
 import { type RunningStatusPage, startStatusPage } from '../status-page/status-page-server.js';
@@ -19,8 +22,15 @@ export interface ClusterStatusPageOptions {
   logger?: OpLogger;
 }
 
-/** The page's data from the pools' status, as the pool controller wrote it. */
-export function clusterPageData(pools: readonly ProxyPoolObject[], now: number): StatusPageData {
+/**
+ * The page's data from the pools' status, as the pool controller wrote it, and when each cooled
+ * down member's cooldown ends (from its Proxy's mark; `namespace/name` to ms).
+ */
+export function clusterPageData(
+  pools: readonly ProxyPoolObject[],
+  now: number,
+  cooledUntil: ReadonlyMap<string, number> = new Map(),
+): StatusPageData {
   return {
     updatedAt: new Date(now).toISOString(),
     pools: pools.map((p) => {
@@ -50,6 +60,7 @@ export function clusterPageData(pools: readonly ProxyPoolObject[], now: number):
             .filter(Boolean)
             .join(', ');
           const host = m.ip?.includes(':') ? `[${m.ip}]` : m.ip;
+          const until = cooledUntil.get(`${p.metadata.namespace}/${m.name}`);
           return {
             name: m.name,
             ...(m.provider ? { provider: m.provider } : {}),
@@ -58,11 +69,23 @@ export function clusterPageData(pools: readonly ProxyPoolObject[], now: number):
             ...(m.egressIP ? { seenEgress: m.egressIP } : {}),
             ready: m.ready,
             cooledDown: m.cooledDown === true,
+            ...(m.cooledDown && until !== undefined && until > now
+              ? { cooledDownUntil: new Date(until).toISOString() }
+              : {}),
           };
         }),
       };
     }),
   };
+}
+
+/** A pool's gateway cooldown, for marks that do not say when they end (a bad value: the default). */
+function cooldownOf(p: ProxyPoolObject): number {
+  try {
+    return parseDuration(p.spec.gateway?.cooldown ?? '60s');
+  } catch {
+    return 60_000;
+  }
 }
 
 /**
@@ -74,17 +97,34 @@ export async function startClusterStatusPage(opts: ClusterStatusPageOptions): Pr
   const log = (opts.logger ?? silentOpLogger).child({ component: 'status-page' });
   const api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
   const abort = new AbortController();
-  const base = { group: GROUP, version: VERSION, plural: PROXY_POOL.plural };
-  const read = async () => {
+  const base = { group: GROUP, version: VERSION };
+  const list = async <T>(plural: string, labelSelector?: string) => {
+    const q = { ...base, plural, ...(labelSelector ? { labelSelector } : {}) };
+    const call = kubeCall({ signal: abort.signal });
     const r = (await (opts.namespace
-      ? api.listNamespacedCustomObject(
-          { ...base, namespace: opts.namespace },
-          kubeCall({ signal: abort.signal }),
-        )
-      : api.listClusterCustomObject(base, kubeCall({ signal: abort.signal })))) as {
-      items: ProxyPoolObject[];
-    };
-    data = clusterPageData(r.items, Date.now());
+      ? api.listNamespacedCustomObject({ ...q, namespace: opts.namespace }, call)
+      : api.listClusterCustomObject(q, call))) as { items: T[] };
+    return r.items;
+  };
+  const read = async () => {
+    const [pools, members] = await Promise.all([
+      list<ProxyPoolObject>(PROXY_POOL.plural),
+      // Pool members only (they carry the pool label): where a gateway's cooldown mark says until when.
+      list<ProxyObject>(PROXY.plural, POOL_LABEL),
+    ]);
+    const cooldownMs = new Map(
+      pools.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, cooldownOf(p)]),
+    );
+    const until = new Map<string, number>();
+    for (const m of members) {
+      const pool = `${m.metadata.namespace}/${m.metadata.labels?.[POOL_LABEL] ?? ''}`;
+      const mark = parseCooldownMark(
+        m.metadata.annotations?.[COOLED_DOWN_ANNOTATION],
+        cooldownMs.get(pool) ?? 60_000,
+      );
+      if (mark) until.set(`${m.metadata.namespace}/${m.metadata.name}`, mark.until);
+    }
+    data = clusterPageData(pools, Date.now(), until);
   };
   let data: StatusPageData = clusterPageData([], Date.now());
   // The first read before serving: a page that starts empty would look like a fleet with no pools.
