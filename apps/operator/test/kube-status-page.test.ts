@@ -18,6 +18,7 @@ import { MAIN } from './support/run-cli.js';
 // operator's rights are the chart's rendered ClusterRoles and nothing more, readers are bound by
 // the chart's reader ClusterRole, and every request's token is decided by the API server
 // (TokenReview, then SubjectAccessReview).
+const ROOT = join(__dirname, '..', '..', '..');
 const SYSTEM = 'egress-proxies-system';
 const NS = 'team-page';
 const base = '/apis/egress-proxies.dev/v1alpha1';
@@ -30,28 +31,44 @@ const dir = mkdtempSync(join(tmpdir(), 'ep-kube-page-'));
 let run: ChildProcess | undefined;
 const logged: string[] = [];
 
-type Doc = { kind: string; metadata: { name: string; namespace?: string } };
+type Doc = {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: unknown;
+  roleRef?: unknown;
+  subjects?: unknown;
+  spec?: { type?: string; ports?: unknown; template?: { spec: { containers: Container[] } } };
+};
+type Container = { args: string[]; ports: unknown[] };
 
-function renderChart(): Doc[] {
+/** The chart as `helm template egress-proxies -n egress-proxies-system` renders it with `sets`. */
+function renderChart(sets: string[], json: string[] = []): Doc[] {
   const r = spawnSync(
     ensureHelm(),
     [
       'template',
       'egress-proxies',
-      join(__dirname, '..', '..', '..', 'chart'),
+      join(ROOT, 'chart'),
       '-n',
       SYSTEM,
-      '--set',
-      'statusPage.enabled=true',
-      '--set-json',
-      `statusPage.readers=[{"kind":"ServiceAccount","name":"page-reader","namespace":"${NS}"}]`,
+      ...sets.flatMap((x) => ['--set', x]),
+      ...json.flatMap((x) => ['--set-json', x]),
     ],
     { encoding: 'utf8' },
   );
   if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
-  return parseAllDocuments(r.stdout)
+  return yamlObjects(r.stdout);
+}
+
+const yamlObjects = (text: string) =>
+  parseAllDocuments(text)
     .map((d) => d.toJS() as Doc)
     .filter(Boolean);
+
+function kustomize(path: string): Doc[] {
+  const r = spawnSync('kubectl', ['kustomize', join(ROOT, path)], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) throw new Error(`kubectl kustomize ${path} failed: ${r.error ?? r.stderr}`);
+  return yamlObjects(r.stdout);
 }
 
 /** Creates a rendered cluster-scoped RBAC object as the chart would. */
@@ -65,7 +82,10 @@ beforeAll(async () => {
   cp = await startClusterWithCrds();
   await cp.ensureNamespace(SYSTEM);
   await cp.ensureNamespace(NS);
-  const docs = renderChart();
+  const docs = renderChart(
+    ['statusPage.enabled=true'],
+    [`statusPage.readers=[{"kind":"ServiceAccount","name":"page-reader","namespace":"${NS}"}]`],
+  );
   const clusterWide = docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding');
   // The operator's own ClusterRole, the review rights and the reader role with its binding.
   expect(clusterWide.map((d) => `${d.kind}/${d.metadata.name}`).sort()).toEqual([
@@ -218,6 +238,41 @@ describe('the status page in the cluster', () => {
     const all = logged.join('');
     expect(all).toContain('status page listening');
     for (const t of [reader.token, outsider.token, 'not-a-token']) expect(all).not.toContain(t);
+  });
+
+  it("config/with-status-page adds the chart's status page objects and flags, setting for setting", () => {
+    const id = (d: Doc) => `${d.kind}/${d.metadata.name}`;
+    const added = (on: Doc[], off: Doc[]) => on.filter((d) => !off.some((o) => id(o) === id(d)));
+    const chartOn = renderChart(['statusPage.enabled=true']);
+    const chartOff = renderChart([]);
+    const kustOn = kustomize('config/with-status-page');
+    const kustOff = kustomize('config/default');
+    const chartNew = added(chartOn, chartOff);
+    const kustNew = added(kustOn, kustOff);
+    expect(kustNew.map(id).sort()).toEqual(chartNew.map(id).sort());
+    // What matters of each: the rights, who holds them, the Service's port (names and labels differ by design).
+    const what = (d: Doc) => ({
+      rules: d.rules,
+      roleRef: d.roleRef,
+      subjects: (d.subjects as { namespace?: string }[] | undefined)?.map((s) => ({
+        ...s,
+        namespace: SYSTEM,
+      })),
+      type: d.spec?.type,
+      ports: d.spec?.ports,
+    });
+    for (const d of kustNew)
+      expect(what(d), id(d)).toEqual(what(chartNew.find((c) => id(c) === id(d)) as Doc));
+    const container = (docs: Doc[]) =>
+      docs.find((d) => d.kind === 'Deployment')?.spec?.template?.spec.containers[0] as Container;
+    const newArgs = (on: Doc[], off: Doc[]) =>
+      container(on).args.filter((a) => !container(off).args.includes(a));
+    expect(newArgs(kustOn, kustOff)).toEqual(newArgs(chartOn, chartOff));
+    expect(newArgs(kustOn, kustOff)).toEqual([
+      '--status-page-address=0.0.0.0:8443',
+      '--status-page-auth=kubernetes',
+    ]);
+    expect(container(kustOn).ports).toEqual(container(chartOn).ports);
   });
 
   it('refuses to start `run` with the page on and no authentication, saying what to add', () => {
