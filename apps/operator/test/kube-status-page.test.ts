@@ -114,11 +114,14 @@ beforeAll(async () => {
   const kc = new KubeConfig();
   kc.loadFromString(cp.kubeconfig(operator));
   const log = createOperatorLogger('debug', { write: (line: string) => void logged.push(line) });
+  // Short verdict and recheck times, so a revoked reader's stream ends within the test.
   page = await startClusterStatusPage({
     kubeConfig: kc,
     host: '127.0.0.1',
     port: 0,
     pollMs: 200,
+    authCacheMs: 200,
+    recheckStreamsMs: 200,
     logger: log,
   });
 }, CONTROL_PLANE_BUDGET_MS);
@@ -232,6 +235,42 @@ describe('the status page in the cluster', () => {
       return data.pools[0]?.members.find((m) => m.name === 'crawl-c' && m.cooledDown);
     });
     expect(member.cooledDownUntil).toBe(until);
+  });
+
+  it("ends a reader's open live stream once their binding is deleted", async () => {
+    const late = await cp.createLimitedUser(NS, 'late-reader', []);
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'late-reader' },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'egress-proxies-status-page-reader',
+      },
+      subjects: [{ kind: 'ServiceAccount', name: 'late-reader', namespace: NS }],
+    };
+    await apply(binding as Doc);
+    const events = await waitFor('the late reader let in', async () => {
+      const r = await fetch(`${page?.url}api/events`, { headers: { authorization: `Bearer ${late.token}` } });
+      if (r.status === 200) return r;
+      await r.body?.cancel();
+      return undefined;
+    });
+    const stream = events.body?.getReader();
+    expect((await stream?.read())?.done).toBe(false);
+    const del = await cp.request(
+      'DELETE',
+      '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/late-reader',
+    );
+    expect(del.status, del.body).toBe(200);
+    let ended = false;
+    void (async () => {
+      for (;;) if ((await stream?.read())?.done) break;
+      ended = true;
+    })();
+    await waitFor('the stream ended by the server', () => ended, 20_000, 200);
+    expect((await get('api/status', late.token)).status).toBe(403);
   });
 
   it('never logs a token', () => {

@@ -20,6 +20,10 @@ export interface ClusterStatusPageOptions {
   /** How often the pools are re-read (default 2 s): every replica serves, leader or not. */
   pollMs?: number;
   logger?: OpLogger;
+  /** How long a token's verdict is reused (default 10 s). */
+  authCacheMs?: number;
+  /** How often an open live stream is authorized again (default 10 s). */
+  recheckStreamsMs?: number;
 }
 
 /**
@@ -144,11 +148,15 @@ export async function startClusterStatusPage(opts: ClusterStatusPageOptions): Pr
     );
   }, opts.pollMs ?? 2000);
   timer.unref();
-  const auth = bearerAuth({ review: kubeTokenReviewer(opts.kubeConfig) });
+  const auth = bearerAuth({
+    review: kubeTokenReviewer(opts.kubeConfig),
+    ...(opts.authCacheMs !== undefined ? { cacheMs: opts.authCacheMs } : {}),
+  });
   const page = await startStatusPage({
     host: opts.host,
     port: opts.port,
     snapshot: () => data,
+    ...(opts.recheckStreamsMs !== undefined ? { recheckStreamsMs: opts.recheckStreamsMs } : {}),
     authenticate: async (headers, signal) => {
       const d = await auth(headers, signal);
       if (!d.ok) log.debug({ status: d.status }, 'status page: request refused');

@@ -13,11 +13,12 @@ const data: StatusPageData = {
 /** A reviewer that knows two tokens, counts its calls and fails while `down`. */
 function reviewer() {
   const seen: string[] = [];
-  const state = { calls: 0, down: false };
+  const state = { calls: 0, down: false, revoked: new Set<string>() };
   const review = async (token: string): Promise<TokenVerdict> => {
     state.calls++;
     seen.push(token);
     if (state.down) throw new Error(`connect ECONNREFUSED while reviewing ${token}`);
+    if (state.revoked.has(token)) return { authenticated: true, user: 'alice', allowed: false };
     if (token === GOOD) return { authenticated: true, user: 'alice', allowed: true };
     if (token === OUTSIDER) return { authenticated: true, user: 'mallory', allowed: false };
     return { authenticated: false, allowed: false };
@@ -96,6 +97,29 @@ describe('status page behind bearer auth', () => {
       // Still read-only with a good token; and no write is let through without one either.
       expect((await fetch(`${url}api/status`, { method: 'POST', headers: as(GOOD) })).status).toBe(405);
       expect((await fetch(`${url}api/status`, { method: 'DELETE' })).status).toBe(401);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("ends an open live stream once its request is refused (the reader's right taken away)", async () => {
+    const { review, state } = reviewer();
+    const page = await startStatusPage({
+      host: '127.0.0.1',
+      port: 0,
+      snapshot: () => data,
+      authenticate: bearerAuth({ review, cacheMs: 0 }),
+      recheckStreamsMs: 50,
+    });
+    try {
+      const events = await fetch(`${page.url}api/events`, { headers: as(GOOD) });
+      expect(events.status).toBe(200);
+      const stream = events.body?.getReader();
+      expect((await stream?.read())?.done).toBe(false);
+      state.revoked.add(GOOD);
+      // Read until the server ends it; a stream that stays open fails the test by its timeout.
+      for (;;) if ((await stream?.read())?.done) break;
+      expect((await fetch(`${page.url}api/status`, { headers: as(GOOD) })).status).toBe(403);
     } finally {
       await page.close();
     }

@@ -9,6 +9,11 @@ export interface StatusPageOptions {
   host: string;
   /** Checks every request first (in the cluster: a bearer token); any host is allowed with it. */
   authenticate?: Authenticate;
+  /**
+   * With `authenticate`: how often an open live stream's request is checked again (default 10 s);
+   * the stream ends once it is refused (a token expired, a reader's role taken away).
+   */
+  recheckStreamsMs?: number;
   /** 0 for any free port. */
   port: number;
   /** The data now; read on each request and on each `intervalMs` to push changes. */
@@ -89,16 +94,28 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
     void authenticate(req.headers, gone.signal)
       .catch((): AuthDecision => ({ ok: false, status: 503, message: 'cannot verify the request now' }))
       .then((d) => {
-        if (d.ok) return handle(req, res);
-        res
-          .writeHead(d.status, {
-            'content-type': 'text/plain',
-            'cache-control': 'no-store',
-            ...(d.status === 401 ? { 'www-authenticate': 'Bearer realm="egress-proxies status"' } : {}),
-          })
-          .end(`${d.message}\n`);
+        if (!d.ok) return deny(res, d);
+        handle(req, res);
+        if (res.writableEnded) return;
+        const recheck = setInterval(() => {
+          void authenticate(req.headers, gone.signal)
+            .catch((): AuthDecision => ({ ok: false, status: 503, message: '' }))
+            .then((again) => {
+              if (!again.ok) res.end();
+            });
+        }, opts.recheckStreamsMs ?? 10_000);
+        res.once('close', () => clearInterval(recheck));
       });
   });
+  const deny = (res: ServerResponse, d: Exclude<AuthDecision, { ok: true }>) => {
+    res
+      .writeHead(d.status, {
+        'content-type': 'text/plain',
+        'cache-control': 'no-store',
+        ...(d.status === 401 ? { 'www-authenticate': 'Bearer realm="egress-proxies status"' } : {}),
+      })
+      .end(`${d.message}\n`);
+  };
   const timer = setInterval(() => {
     if (streams.size === 0) return;
     const { json, key } = body();
