@@ -134,18 +134,26 @@ export async function startClusterStatusPage(opts: ClusterStatusPageOptions): Pr
   // The first read before serving: a page that starts empty would look like a fleet with no pools.
   await read();
   let warned = false;
+  let reading = false;
   const timer = setInterval(() => {
-    read().then(
-      () => {
-        warned = false;
-      },
-      (err) => {
-        // The last pools stay on the page; one warning per outage.
-        if (!abort.signal.aborted && !warned)
-          log.warn({ error: String(err) }, 'status page: cannot read the pools');
-        warned = true;
-      },
-    );
+    // A slow API server: one read at a time, the next tick tries again.
+    if (reading) return;
+    reading = true;
+    read()
+      .finally(() => {
+        reading = false;
+      })
+      .then(
+        () => {
+          warned = false;
+        },
+        (err) => {
+          // The last pools stay on the page; one warning per outage.
+          if (!abort.signal.aborted && !warned)
+            log.warn({ error: String(err) }, 'status page: cannot read the pools');
+          warned = true;
+        },
+      );
   }, opts.pollMs ?? 2000);
   timer.unref();
   const auth = bearerAuth({
