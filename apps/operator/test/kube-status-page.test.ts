@@ -150,6 +150,35 @@ async function setMembers(members: object[]) {
 const get = (path: string, token?: string, method = 'GET', at = page?.url) =>
   fetch(`${at}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
 
+/**
+ * `run` as `user` with the status page on, as the chart runs it (an empty providers config, no
+ * leader election, any free ports); its argv after node.
+ */
+function runArgs(user: KubeUser, installation: string): string[] {
+  const kubeconfig = join(dir, `kubeconfig-${installation}`);
+  const providers = join(dir, 'providers.yaml');
+  writeFileSync(kubeconfig, cp.kubeconfig(user));
+  writeFileSync(providers, '[]\n');
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the operator first (pnpm build)`);
+  return [
+    MAIN,
+    'run',
+    '--kubeconfig',
+    kubeconfig,
+    '--providers-config',
+    providers,
+    '--installation-id',
+    installation,
+    '--no-leader-election',
+    '--http-bind-address',
+    '127.0.0.1:0',
+    '--status-page-address',
+    '127.0.0.1:0',
+    '--status-page-auth',
+    'kubernetes',
+  ];
+}
+
 describe('the status page in the cluster', () => {
   it('answers 401 without a token and with one the API server does not accept, 403 to a user without the reader role', async () => {
     const none = await get('api/status');
@@ -314,6 +343,18 @@ describe('the status page in the cluster', () => {
     expect(container(kustOn).ports).toEqual(container(chartOn).ports);
   });
 
+  it('stops `run` at start, saying why, when the operator may not read the pools for the page', () => {
+    const r = spawnSync(process.execPath, runArgs(outsider, 'page-denied'), {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.signal, 'run must exit on its own').toBeNull();
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('status page: cannot read the ProxyPools and their Proxies');
+    expect(r.stderr).toContain('forbidden');
+    expect(r.stderr + r.stdout).not.toContain(outsider.token);
+  });
+
   it('refuses to start `run` with the page on and no authentication, saying what to add', () => {
     const r = spawnSync(process.execPath, [MAIN, 'run', '--status-page-address', '0.0.0.0:8443'], {
       encoding: 'utf8',
@@ -323,32 +364,7 @@ describe('the status page in the cluster', () => {
   });
 
   it('is served by `run` with the flags the chart passes, as the operator with only its chart rights', async () => {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the operator first (pnpm build)`);
-    const kubeconfig = join(dir, 'kubeconfig');
-    const providers = join(dir, 'providers.yaml');
-    writeFileSync(kubeconfig, cp.kubeconfig(operator));
-    writeFileSync(providers, '[]\n');
-    run = spawn(
-      process.execPath,
-      [
-        MAIN,
-        'run',
-        '--kubeconfig',
-        kubeconfig,
-        '--providers-config',
-        providers,
-        '--installation-id',
-        'page',
-        '--no-leader-election',
-        '--http-bind-address',
-        '127.0.0.1:0',
-        '--status-page-address',
-        '127.0.0.1:0',
-        '--status-page-auth',
-        'kubernetes',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    run = spawn(process.execPath, runArgs(operator, 'page'), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     run.stdout?.on('data', (c) => {
       out += c;

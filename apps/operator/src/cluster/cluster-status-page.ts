@@ -9,6 +9,7 @@ import { bearerAuth } from '../status-page/bearer-auth.js';
 import type { StatusPageData, StatusPageMember } from '../status-page/page-data.js';
 import { type RunningStatusPage, startStatusPage } from '../status-page/status-page-server.js';
 import { kubeCall } from './kube-call-options.js';
+import { describeKubeError } from './kube-errors.js';
 import { kubeTokenReviewer } from './kube-token-review.js';
 
 export interface ClusterStatusPageOptions {
@@ -131,8 +132,13 @@ export async function startClusterStatusPage(opts: ClusterStatusPageOptions): Pr
     data = clusterPageData(pools, Date.now(), until);
   };
   let data: StatusPageData = clusterPageData([], Date.now());
-  // The first read before serving: a page that starts empty would look like a fleet with no pools.
-  await read();
+  // The first read before serving: a page that starts empty would look like a fleet with no pools,
+  // and rights that are missing are better found at start.
+  try {
+    await read();
+  } catch (err) {
+    throw new Error(`status page: cannot read the ProxyPools and their Proxies: ${describeKubeError(err)}`);
+  }
   let warned = false;
   let reading = false;
   const timer = setInterval(() => {
@@ -150,7 +156,7 @@ export async function startClusterStatusPage(opts: ClusterStatusPageOptions): Pr
         (err) => {
           // The last pools stay on the page; one warning per outage.
           if (!abort.signal.aborted && !warned)
-            log.warn({ error: String(err) }, 'status page: cannot read the pools');
+            log.warn({ error: describeKubeError(err) }, 'status page: cannot read the pools');
           warned = true;
         },
       );
