@@ -11,7 +11,7 @@ import { createOperatorLogger } from '../src/domain/logger.js';
 import type { StatusPageData } from '../src/status-page/page-data.js';
 import type { RunningStatusPage } from '../src/status-page/status-page-server.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
-import { ensureHelm } from './support/helm.js';
+import { chartNotes, ensureHelm } from './support/helm.js';
 import { MAIN } from './support/run-cli.js';
 
 // The status page as the chart runs it in the cluster, against the real kube-apiserver: the
@@ -341,6 +341,15 @@ describe('the status page in the cluster', () => {
       '--status-page-auth=kubernetes',
     ]);
     expect(container(kustOn).ports).toEqual(container(chartOn).ports);
+  });
+
+  it('tells in its NOTES how to reach the page, naming the Service, its port and the reader role', () => {
+    const notes = (...sets: string[]) => chartNotes(dir, 'egress-proxies', SYSTEM, sets);
+    expect(notes()).not.toContain('Status page');
+    const on = notes('--set', 'statusPage.enabled=true', '--set', 'statusPage.port=9443');
+    expect(on).toContain(`kubectl -n ${SYSTEM} port-forward svc/egress-proxies-status-page 9443`);
+    expect(on).toContain('ClusterRole egress-proxies-status-page-reader');
+    expect(on).toContain('localhost:9443/api/status');
   });
 
   it('stops `run` at start, saying why, when the operator may not read the pools for the page', () => {
