@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -275,5 +275,50 @@ describe('ProxyPool autoscale in the cluster', () => {
     const { lastActiveTime, lastScaleTime } = down?.status?.autoscale ?? {};
     expect(Date.parse(lastScaleTime ?? '') - Date.parse(lastActiveTime ?? '')).toBeGreaterThanOrEqual(3000);
     expect(out()).not.toContain('cannot report the load');
+  });
+
+  it('`kubectl scale pxp` drives a pool with an External scaler, and the controller keeps it within min..max', async () => {
+    const created = await createPool('ext', {
+      replicas: 2,
+      gateway: { enabled: false },
+      autoscale: { scaler: 'External', minReplicas: 1, maxReplicas: 4 },
+    });
+    expect(created.status, created.body).toBe(201);
+    const kubeconfig = join(dir, 'kubeconfig-kubectl');
+    writeFileSync(kubeconfig, cp.kubeconfig());
+    const kubectl = (...args: string[]) => {
+      const r = spawnSync('kubectl', [...args, '-n', NS, '--kubeconfig', kubeconfig], { encoding: 'utf8' });
+      if (r.error || r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.error ?? r.stderr}`);
+      return r.stdout.trim();
+    };
+    const ctl = new KubePoolController({
+      kubeConfig: await operatorKubeConfig('ext'),
+      namespace: NS,
+      now: () => now,
+    });
+    const reconciled = async () => {
+      await ctl.reconcile(
+        (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/ext`)).json(),
+        signal,
+      );
+      return getPool('ext');
+    };
+
+    expect(kubectl('scale', 'pxp', 'ext', '--replicas=3')).toBe('proxypool.egress-proxies.dev/ext scaled');
+    let pool = await reconciled();
+    expect(pool.spec.replicas).toBe(3);
+    expect(scalingReason(pool)).toBe('External');
+    expect(await members('ext')).toHaveLength(3);
+
+    // Above maxReplicas: back to the bound at once, saying why.
+    kubectl('scale', 'pxp', 'ext', '--replicas=9');
+    pool = await reconciled();
+    expect(pool.spec.replicas).toBe(4);
+    expect(scalingReason(pool)).toBe('ScalingDown');
+    expect(pool.status?.conditions?.find((c) => c.type === 'Scaling')?.message).toContain(
+      'above maxReplicas 4',
+    );
+    expect(await members('ext')).toHaveLength(4);
+    expect(kubectl('get', 'pxp', 'ext', '-o', 'jsonpath={.spec.replicas}')).toBe('4');
   });
 });
