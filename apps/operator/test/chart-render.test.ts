@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProvidersConfig } from '@egress-proxies/provider-utils/providers-file';
@@ -9,7 +9,7 @@ import { crdFiles } from '../src/api/crd.js';
 import { validateProxySpec } from '../src/api/validate.js';
 import { parseRunFlags } from '../src/commands/run-flags.js';
 import { bundledRegistry } from '../src/providers/bundled.js';
-import { ensureHelm } from './support/helm.js';
+import { chartNotes, ensureHelm } from './support/helm.js';
 
 // Every bundled provider, so each entry's block is checked by its package's schema.
 const registry = await bundledRegistry();
@@ -170,28 +170,8 @@ describe('helm chart, rendered', () => {
   });
 
   it('suggests creating a Proxy in its NOTES only when a provider is configured, naming it', () => {
-    // What `helm install` prints. Its dry run needs a cluster, so NOTES.txt is rendered by the
-    // same engine in a copy of the chart: as a template's string value (`tpl`, same context).
-    const copy = join(dir, 'notes-chart');
-    cpSync(join(ROOT, 'chart'), copy, { recursive: true });
-    cpSync(join(copy, 'templates', 'NOTES.txt'), join(copy, 'notes-source.txt'));
-    writeFileSync(
-      join(copy, 'templates', 'zz-notes.yaml'),
-      'notes: {{ tpl (.Files.Get "notes-source.txt") . | toJson }}\n',
-    );
-    const notes = (...set: string[]) =>
-      parse(
-        ok(helm, [
-          'template',
-          'egress-proxies',
-          copy,
-          '-n',
-          NS,
-          '--show-only',
-          'templates/zz-notes.yaml',
-          ...set,
-        ]),
-      ).notes as string;
+    // What `helm install` prints.
+    const notes = (...set: string[]) => chartNotes(dir, 'egress-proxies', NS, set);
     const none = notes();
     expect(none).toContain('No providers are configured yet, so no Managed Proxy can be created.');
     expect(none).not.toMatch(/kubectl apply/);

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,10 +32,11 @@ beforeAll(async () => {
   kc.loadFromString(cp.kubeconfig());
 }, CONTROL_PLANE_BUDGET_MS);
 const dir = mkdtempSync(join(tmpdir(), 'ep-kube-scale-'));
-let gateway: ChildProcess | undefined;
+const gateways: ChildProcess[] = [];
 afterAll(async () => {
-  if (gateway && gateway.exitCode === null) {
-    const exited = new Promise((r) => gateway?.once('exit', r));
+  for (const gateway of gateways) {
+    if (gateway.exitCode !== null) continue;
+    const exited = new Promise((r) => gateway.once('exit', r));
     gateway.kill('SIGTERM');
     await exited;
   }
@@ -46,11 +47,27 @@ afterAll(async () => {
 type Pool = {
   spec: { replicas: number };
   status?: {
-    autoscale?: { desired: number; activeConnections: number; requestsPerSecond: string };
+    autoscale?: {
+      desired: number;
+      activeConnections: number;
+      requestsPerSecond: string;
+      waiting: number;
+      lastActiveTime?: string;
+      lastScaleTime?: string;
+    };
     conditions?: { type: string; reason: string; message: string }[];
   };
 };
-const getPool = async () => (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/web`)).json<Pool>();
+const getPool = async (name = 'web') =>
+  (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/${name}`)).json<Pool>();
+const scalingReason = (p: Pool) => p.status?.conditions?.find((c) => c.type === 'Scaling')?.reason;
+const members = async (pool: string) =>
+  (
+    await cp.request(
+      'GET',
+      `${base}/namespaces/${NS}/proxies?labelSelector=${encodeURIComponent(`egress-proxies.dev/pool=${pool}`)}`,
+    )
+  ).json<{ items: { metadata: { name: string } }[] }>().items;
 const report = (replica: string, activeConnections: number, at = now) =>
   writeLoadReport(
     kc,
@@ -58,6 +75,19 @@ const report = (replica: string, activeConnections: number, at = now) =>
     { at, activeConnections, requestsPerSecond: 1.5, waiting: 0 },
     signal,
   );
+
+/** The controller runs with the operator's rules (config/rbac, the same as the chart's) and no more. */
+async function operatorKubeConfig(pool: string): Promise<KubeConfig> {
+  const role = parse(
+    readFileSync(join(__dirname, '..', '..', '..', 'config', 'rbac', 'role.yaml'), 'utf8'),
+  ) as {
+    rules: unknown[];
+  };
+  const user = await cp.createLimitedUser(NS, `operator-${pool}`, role.rules as never);
+  const asOperator = new KubeConfig();
+  asOperator.loadFromString(cp.kubeconfig(user));
+  return asOperator;
+}
 
 /** A pool at zero of local members (nothing reconciles them here), with `spec` added. */
 const createPool = (name: string, spec: Record<string, unknown>) =>
@@ -67,6 +97,53 @@ const createPool = (name: string, spec: Record<string, unknown>) =>
     metadata: { name },
     spec: { replicas: 0, template: { provider: 'local' }, ...spec },
   });
+
+/**
+ * A gateway replica of `pool` as the chart runs it: its own process, the chart's Role and no more,
+ * and its Pod's name and UID from the downward API (`POD_UID` is made up: no Pod exists here).
+ */
+async function startGateway(pool: string, podName: string) {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the operator first (pnpm build)`);
+  const user = await cp.createLimitedUser(
+    NS,
+    `gw-${pool}`,
+    chartGatewayRules(pool, NS, [`gateways[0].usersSecret=${pool}-users`]) as never,
+  );
+  const kubeconfig = join(dir, `kubeconfig-${pool}`);
+  writeFileSync(kubeconfig, cp.kubeconfig(user));
+  const child = spawn(
+    process.execPath,
+    [
+      MAIN,
+      'gateway',
+      '--pool',
+      `${NS}/${pool}`,
+      '--kubeconfig',
+      kubeconfig,
+      '--listen',
+      '127.0.0.1:0',
+      '--metrics',
+      '127.0.0.1:0',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, POD_NAME: podName, POD_UID: POD_UID } },
+  );
+  gateways.push(child);
+  let out = '';
+  child.stdout?.on('data', (c) => {
+    out += c;
+  });
+  child.stderr?.on('data', (c) => {
+    out += c;
+  });
+  const listening = (msg: string) =>
+    waitFor(msg, async () => {
+      const line = out.split('\n').find((l) => l.includes(`"${msg}"`));
+      return line ? (JSON.parse(line) as { port: number }).port : undefined;
+    });
+  const port = await listening('gateway: listening');
+  const metrics = await listening('gateway: metrics listening');
+  return { child, port, metrics, out: () => out };
+}
 
 describe('ProxyPool autoscale in the cluster', () => {
   it("sums two gateway replicas' fresh load reports, leaves a stale one out and writes the size to spec.replicas", async () => {
@@ -79,16 +156,11 @@ describe('ProxyPool autoscale in the cluster', () => {
     await report('gw-b', 25);
     // A replica that stopped reporting a minute ago: its load is not counted.
     await report('gw-old', 500, now - 60_000);
-    // The controller runs with the operator's rules (config/rbac, the same as the chart's) and no more.
-    const role = parse(
-      readFileSync(join(__dirname, '..', '..', '..', 'config', 'rbac', 'role.yaml'), 'utf8'),
-    ) as {
-      rules: unknown[];
-    };
-    const operator = await cp.createLimitedUser(NS, 'pool-operator', role.rules as never);
-    const asOperator = new KubeConfig();
-    asOperator.loadFromString(cp.kubeconfig(operator));
-    const ctl = new KubePoolController({ kubeConfig: asOperator, namespace: NS, now: () => now });
+    const ctl = new KubePoolController({
+      kubeConfig: await operatorKubeConfig('web'),
+      namespace: NS,
+      now: () => now,
+    });
     await ctl.reconcileAll(signal);
     const pool = await getPool();
     expect(pool.spec.replicas).toBe(6);
@@ -99,11 +171,7 @@ describe('ProxyPool autoscale in the cluster', () => {
     });
     const scaling = pool.status?.conditions?.find((c) => c.type === 'Scaling');
     expect(scaling).toMatchObject({ reason: 'ScalingUp' });
-    const members = await cp.request(
-      'GET',
-      `${base}/namespaces/${NS}/proxies?labelSelector=${encodeURIComponent('egress-proxies.dev/pool=web')}`,
-    );
-    expect(members.json<{ items: unknown[] }>().items).toHaveLength(6);
+    expect(await members('web')).toHaveLength(6);
 
     // The same replica's newer report replaces its older one.
     now += 5_000;
@@ -115,50 +183,12 @@ describe('ProxyPool autoscale in the cluster', () => {
   });
 
   it('wakes a pool at zero: a request held by a gateway replica (with the chart Role) makes the controller scale to one', async () => {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the operator first (pnpm build)`);
     const created = await createPool('wake', {
       autoscale: { minReplicas: 0, maxReplicas: 2, targetActiveConnections: 5, wakeTimeout: '120s' },
     });
     expect(created.status, created.body).toBe(201);
-    const user = await cp.createLimitedUser(
-      NS,
-      'gw-wake',
-      chartGatewayRules('wake', NS, ['gateways[0].usersSecret=wake-users']) as never,
-    );
-    const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, cp.kubeconfig(user));
-    gateway = spawn(
-      process.execPath,
-      [
-        MAIN,
-        'gateway',
-        '--pool',
-        `${NS}/wake`,
-        '--kubeconfig',
-        kubeconfig,
-        '--listen',
-        '127.0.0.1:0',
-        '--metrics',
-        '127.0.0.1:0',
-      ],
-      // As the chart runs it: the Pod's name and UID from the downward API.
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, POD_NAME: 'gw-wake-0', POD_UID: POD_UID } },
-    );
-    let out = '';
-    gateway.stdout?.on('data', (c) => {
-      out += c;
-    });
-    gateway.stderr?.on('data', (c) => {
-      out += c;
-    });
-    const listening = (msg: string) =>
-      waitFor(msg, async () => {
-        const line = out.split('\n').find((l) => l.includes(`"${msg}"`));
-        return line ? (JSON.parse(line) as { port: number }).port : undefined;
-      });
-    const port = await listening('gateway: listening');
+    const { child: gateway, port, metrics, out } = await startGateway('wake', 'gw-wake-0');
     // Ready with no member: the Service must keep sending the requests that wake the pool.
-    const metrics = await listening('gateway: metrics listening');
     expect((await fetch(`http://127.0.0.1:${metrics}/readyz`)).status).toBe(200);
     // No member: the request is held, and the replica reports it on its Lease.
     const answer = getVia(port, 'http://127.0.0.1:9/');
@@ -176,7 +206,7 @@ describe('ProxyPool autoscale in the cluster', () => {
     // The drain answers the held request (no member came: nothing here reconciles Proxies).
     gateway.kill('SIGTERM');
     expect((await answer).status).toBe(503);
-    expect(out).not.toContain('cannot report the load');
+    expect(out()).not.toContain('cannot report the load');
     // The replica's Lease is owned by its Pod, so the cluster deletes it with the Pod.
     const lease = (
       await cp.request('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/wake-load-gw-wake-0`)
@@ -184,5 +214,111 @@ describe('ProxyPool autoscale in the cluster', () => {
     expect(lease.metadata.ownerReferences).toEqual([
       { apiVersion: 'v1', kind: 'Pod', name: 'gw-wake-0', uid: POD_UID },
     ]);
+  });
+
+  it('puts a woken pool back to zero after scaleDownAfter without load, deleting its member on the way', async () => {
+    // Real time, short durations: the held request is answered 503 after wakeTimeout (no member
+    // comes: nothing here reconciles Proxies), then the replica keeps reporting no load.
+    const created = await createPool('nap', {
+      autoscale: {
+        minReplicas: 0,
+        maxReplicas: 2,
+        targetActiveConnections: 5,
+        wakeTimeout: '1s',
+        scaleDownAfter: '3s',
+        stepInterval: '0s',
+      },
+    });
+    expect(created.status, created.body).toBe(201);
+    const { port, out } = await startGateway('nap', 'gw-nap-0');
+    const answer = getVia(port, 'http://127.0.0.1:9/');
+    const ctl = new KubePoolController({ kubeConfig: await operatorKubeConfig('nap'), namespace: NS });
+    // One pass, then the pool as that pass left it: every reason on the way is seen.
+    const pass = async () => {
+      await ctl.reconcile(
+        (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/nap`)).json(),
+        signal,
+      );
+      return getPool('nap');
+    };
+    const woken = await waitFor('the pool woken to one member', async () => {
+      const p = await pass();
+      return p.spec.replicas === 1 ? p : undefined;
+    });
+    expect(scalingReason(woken)).toBe('WakingOnDemand');
+    expect(await members('nap')).toHaveLength(1);
+    expect((await answer).status).toBe(503);
+
+    const reasons: string[] = [];
+    let down: Pool | undefined;
+    const asleep = await waitFor(
+      'the pool back at zero',
+      async () => {
+        const p = await pass();
+        const reason = scalingReason(p) ?? '';
+        if (reasons.at(-1) !== reason) reasons.push(reason);
+        if (reason === 'ScalingDown') down = p;
+        return p.spec.replicas === 0 && reason === 'Idle' ? p : undefined;
+      },
+      60_000,
+      250,
+    );
+    // Held (the load fell below one member less than scaleDownAfter ago), then down, then idle;
+    // before that, Steady while the replica's Lease still counted the held request.
+    expect(reasons.slice(-3)).toEqual(['WaitingToScaleDown', 'ScalingDown', 'Idle']);
+    expect(reasons.slice(0, -3).filter((r) => r !== 'Steady')).toEqual([]);
+    expect(await members('nap')).toEqual([]);
+    expect(asleep.status?.autoscale).toMatchObject({ desired: 0, waiting: 0, activeConnections: 0 });
+    // Not before scaleDownAfter: the pass that scaled down came at least 3 s after the load last
+    // needed a member (at zero, the next pass counts zero as needed again: Idle).
+    expect(down?.spec.replicas).toBe(0);
+    const { lastActiveTime, lastScaleTime } = down?.status?.autoscale ?? {};
+    expect(Date.parse(lastScaleTime ?? '') - Date.parse(lastActiveTime ?? '')).toBeGreaterThanOrEqual(3000);
+    expect(out()).not.toContain('cannot report the load');
+  });
+
+  it('`kubectl scale pxp` drives a pool with an External scaler, and the controller keeps it within min..max', async () => {
+    const created = await createPool('ext', {
+      replicas: 2,
+      gateway: { enabled: false },
+      autoscale: { scaler: 'External', minReplicas: 1, maxReplicas: 4 },
+    });
+    expect(created.status, created.body).toBe(201);
+    const kubeconfig = join(dir, 'kubeconfig-kubectl');
+    writeFileSync(kubeconfig, cp.kubeconfig());
+    const kubectl = (...args: string[]) => {
+      const r = spawnSync('kubectl', [...args, '-n', NS, '--kubeconfig', kubeconfig], { encoding: 'utf8' });
+      if (r.error || r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.error ?? r.stderr}`);
+      return r.stdout.trim();
+    };
+    const ctl = new KubePoolController({
+      kubeConfig: await operatorKubeConfig('ext'),
+      namespace: NS,
+      now: () => now,
+    });
+    const reconciled = async () => {
+      await ctl.reconcile(
+        (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/ext`)).json(),
+        signal,
+      );
+      return getPool('ext');
+    };
+
+    expect(kubectl('scale', 'pxp', 'ext', '--replicas=3')).toBe('proxypool.egress-proxies.dev/ext scaled');
+    let pool = await reconciled();
+    expect(pool.spec.replicas).toBe(3);
+    expect(scalingReason(pool)).toBe('External');
+    expect(await members('ext')).toHaveLength(3);
+
+    // Above maxReplicas: back to the bound at once, saying why.
+    kubectl('scale', 'pxp', 'ext', '--replicas=9');
+    pool = await reconciled();
+    expect(pool.spec.replicas).toBe(4);
+    expect(scalingReason(pool)).toBe('ScalingDown');
+    expect(pool.status?.conditions?.find((c) => c.type === 'Scaling')?.message).toContain(
+      'above maxReplicas 4',
+    );
+    expect(await members('ext')).toHaveLength(4);
+    expect(kubectl('get', 'pxp', 'ext', '-o', 'jsonpath={.spec.replicas}')).toBe('4');
   });
 });

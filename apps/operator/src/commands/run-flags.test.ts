@@ -113,4 +113,20 @@ describe('parseRunFlags', () => {
       '--log-format: expected one of json, text, got "pretty"',
     );
   });
+
+  it('serves the status page only with an authentication source, and says so', () => {
+    expect(parseRunFlags([], {}).statusPage).toBeUndefined();
+    expect(
+      parseRunFlags(['--status-page-address', ':8443', '--status-page-auth', 'kubernetes'], {}).statusPage,
+    ).toEqual({ host: '0.0.0.0', port: 8443, auth: 'kubernetes' });
+    expect(() => parseRunFlags(['--status-page-address', ':8443'], {})).toThrow(
+      '--status-page-address: the page lists every member and its address, so it is never served without authentication: add --status-page-auth kubernetes',
+    );
+    expect(() => parseRunFlags(['--status-page-address', ':8443', '--status-page-auth', 'none'], {})).toThrow(
+      '--status-page-auth: expected kubernetes, got "none"',
+    );
+    expect(() => parseRunFlags(['--status-page-auth', 'kubernetes'], {})).toThrow(
+      '--status-page-auth: set --status-page-address too',
+    );
+  });
 });

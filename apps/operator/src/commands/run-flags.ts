@@ -25,6 +25,8 @@ export interface RunFlags extends TuningFlags {
   probeCaFile?: string;
   otlpEndpoint?: string;
   logFormat: LogFormat;
+  /** The status page on its own port, behind Kubernetes authentication; off when absent. */
+  statusPage?: { host: string; port: number; auth: 'kubernetes' };
 }
 
 export const RUN_USAGE = `usage: egress-proxies run [flags]
@@ -56,6 +58,9 @@ export const RUN_USAGE = `usage: egress-proxies run [flags]
   --default-probe-target URL    probe target for Proxies without spec.probe
   --probe-ca-file PATH          extra CA bundle for https probe targets
   --otlp-endpoint URL           OTLP/HTTP traces endpoint (default $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+  --status-page-address HOST:PORT  serve the read-only status page here (off by default); needs --status-page-auth
+  --status-page-auth kubernetes    who may read it: a bearer token the API server accepts (TokenReview) whose
+                                   user may get the non-resource URL /egress-proxies/status (SubjectAccessReview)
 `;
 
 export const RUN_WORDING: FlagWording = {
@@ -87,6 +92,8 @@ export const RUN_OPTIONS = {
   'probe-ca-file': { type: 'string' },
   'otlp-endpoint': { type: 'string' },
   'log-format': { type: 'string' },
+  'status-page-address': { type: 'string' },
+  'status-page-auth': { type: 'string' },
 } as const;
 
 /** Parses the `run` flags; throws FlagError naming the bad flag. */
@@ -164,5 +171,24 @@ export function parseRunFlags(args: string[], env: NodeJS.ProcessEnv = process.e
   if (target) flags.defaultProbeTarget = target;
   if (str('probe-ca-file')) flags.probeCaFile = str('probe-ca-file');
   if (otlp) flags.otlpEndpoint = otlp;
+  const page = statusPageFlags(r);
+  if (page) flags.statusPage = page;
   return flags;
+}
+
+/** The status page's flags: never served without an authentication source. */
+function statusPageFlags(r: FlagReader): RunFlags['statusPage'] {
+  const at = r.hostPort('status-page-address');
+  const auth = r.string('status-page-auth');
+  if (auth !== undefined && auth !== 'kubernetes')
+    throw new FlagError(`--status-page-auth: expected kubernetes, got ${JSON.stringify(auth)}`);
+  if (!at) {
+    if (auth) throw new FlagError('--status-page-auth: set --status-page-address too, or neither');
+    return undefined;
+  }
+  if (!auth)
+    throw new FlagError(
+      '--status-page-address: the page lists every member and its address, so it is never served without authentication: add --status-page-auth kubernetes',
+    );
+  return { host: at.host || '0.0.0.0', port: at.port, auth };
 }

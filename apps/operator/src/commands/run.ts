@@ -85,9 +85,23 @@ async function runOperator(flags: RunFlags): Promise<number> {
   const tracing = startTracing(flags.otlpEndpoint ? { endpoint: flags.otlpEndpoint } : {});
   const kc = await loadKubeConfig(flags);
   let exitCode = 0;
+  // The page first: a page that cannot start (its port taken, the rights to read the pools
+  // missing) stops `run` before anything else runs and would keep the process alive.
+  const page = flags.statusPage
+    ? await (await import('../cluster/cluster-status-page.js')).startClusterStatusPage({
+        kubeConfig: kc,
+        host: flags.statusPage.host,
+        port: flags.statusPage.port,
+        logger: log,
+        ...(flags.namespace ? { namespace: flags.namespace } : {}),
+      })
+    : undefined;
   const op = await startFromFlags(flags, kc, log, () => {
     exitCode = 1;
     process.kill(process.pid, 'SIGTERM');
+  }).catch(async (err) => {
+    await page?.close();
+    throw err;
   });
   log.info(
     { installation: op.installation, identity: op.identity, httpPort: op.httpPort },
@@ -103,6 +117,7 @@ async function runOperator(flags: RunFlags): Promise<number> {
   pools.start();
   await stopRequested();
   log.info({}, 'stopping');
+  await page?.close();
   await pools.stop();
   await op.stop();
   await tracing?.shutdown();

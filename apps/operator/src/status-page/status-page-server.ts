@@ -1,12 +1,20 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AuthDecision, Authenticate } from './bearer-auth.js';
 import type { StatusPageData } from './page-data.js';
 import { STATUS_PAGE_HTML } from './page-html.js';
 import { UpdateStream } from './update-stream.js';
 
 export interface StatusPageOptions {
-  /** Loopback only: the page has no authentication yet, and it names every member's address. */
+  /** Loopback only without `authenticate`: the page names every member's address. */
   host: string;
+  /** Checks every request first (in the cluster: a bearer token); any host is allowed with it. */
+  authenticate?: Authenticate;
+  /**
+   * With `authenticate`: how often an open live stream's request is checked again (default 10 s);
+   * the stream ends once it is refused (a token expired, a reader's role taken away).
+   */
+  recheckStreamsMs?: number;
   /** 0 for any free port. */
   port: number;
   /** The data now; read on each request and on each `intervalMs` to push changes. */
@@ -29,7 +37,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
  * server-sent events: the whole data first, then a `patch` event each time it changes. Read-only (GET and HEAD only).
  */
 export async function startStatusPage(opts: StatusPageOptions): Promise<RunningStatusPage> {
-  if (!LOOPBACK.has(opts.host))
+  if (!opts.authenticate && !LOOPBACK.has(opts.host))
     throw new Error(
       `status page host ${JSON.stringify(opts.host)}: only a loopback address (127.0.0.1, ::1, localhost) is allowed, since the page has no authentication`,
     );
@@ -42,7 +50,7 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
     const message = `event: patch\ndata: ${JSON.stringify(patch)}\n\n`;
     for (const s of streams) s.write(message);
   };
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
@@ -82,7 +90,37 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+  };
+  const server = createServer((req, res) => {
+    const authenticate = opts.authenticate;
+    if (!authenticate) return handle(req, res);
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    void authenticate(req.headers, gone.signal)
+      .catch((): AuthDecision => ({ ok: false, status: 503, message: 'cannot verify the request now' }))
+      .then((d) => {
+        if (!d.ok) return deny(res, d);
+        handle(req, res);
+        if (res.writableEnded) return;
+        const recheck = setInterval(() => {
+          void authenticate(req.headers, gone.signal)
+            .catch((): AuthDecision => ({ ok: false, status: 503, message: '' }))
+            .then((again) => {
+              if (!again.ok) res.end();
+            });
+        }, opts.recheckStreamsMs ?? 10_000);
+        res.once('close', () => clearInterval(recheck));
+      });
   });
+  const deny = (res: ServerResponse, d: Exclude<AuthDecision, { ok: true }>) => {
+    res
+      .writeHead(d.status, {
+        'content-type': 'text/plain',
+        'cache-control': 'no-store',
+        ...(d.status === 401 ? { 'www-authenticate': 'Bearer realm="egress-proxies status"' } : {}),
+      })
+      .end(`${d.message}\n`);
+  };
   const timer = setInterval(() => {
     if (streams.size > 0) push(opts.snapshot());
   }, opts.intervalMs ?? 500);

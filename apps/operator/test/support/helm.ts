@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 
 /** helm, built from its Go module once per machine (cached) like the control plane; its path. */
 export function ensureHelm(): string {
@@ -51,4 +51,28 @@ export function chartGatewayRules(pool: string, namespace: string, sets: string[
     .find((d) => d?.kind === 'Role' && d.metadata?.name === `${pool}-gateway`);
   if (!role?.rules) throw new Error('the chart rendered no gateway Role');
   return role.rules;
+}
+
+/**
+ * The chart's NOTES.txt as `helm install` prints it for `release` in `namespace` with more helm
+ * `args` (`--set ...`, `-f ...`). A dry-run install needs a cluster, so it is rendered by the same
+ * engine in a copy of the chart under `dir`: as a template's string value (`tpl`, same context).
+ */
+export function chartNotes(dir: string, release: string, namespace: string, args: string[] = []): string {
+  const copy = join(dir, 'notes-chart');
+  if (!existsSync(copy)) {
+    cpSync(join(__dirname, '..', '..', '..', '..', 'chart'), copy, { recursive: true });
+    cpSync(join(copy, 'templates', 'NOTES.txt'), join(copy, 'notes-source.txt'));
+    writeFileSync(
+      join(copy, 'templates', 'zz-notes.yaml'),
+      'notes: {{ tpl (.Files.Get "notes-source.txt") . | toJson }}\n',
+    );
+  }
+  const r = spawnSync(
+    ensureHelm(),
+    ['template', release, copy, '-n', namespace, '--show-only', 'templates/zz-notes.yaml', ...args],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`helm template (NOTES) failed: ${r.stderr}`);
+  return (parse(r.stdout) as { notes: string }).notes;
 }
