@@ -188,7 +188,13 @@ describe('the status page in the cluster', () => {
     const forbidden = await get('api/status', outsider.token);
     expect(forbidden.status).toBe(403);
     expect(await forbidden.text()).toContain(`system:serviceaccount:${NS}:outsider may not read`);
-    expect((await get('', outsider.token)).status).toBe(403);
+    expect((await get('api/events', outsider.token)).status).toBe(403);
+    // The page itself holds no data: it is served to anyone, and asks for a token.
+    const signin = await get('');
+    expect(signin.status).toBe(200);
+    const signinText = await signin.text();
+    expect(signinText).toContain('Bearer token');
+    expect(signinText).not.toContain(NS);
   });
 
   it('serves the page and the pools to a bound reader, read-only, and updates the live stream', async () => {

@@ -90,7 +90,11 @@ describe('status page behind bearer auth', () => {
       const wrong = await fetch(`${url}api/status`, { headers: as('wrong') });
       expect(wrong.status).toBe(401);
       expect(await wrong.text()).not.toContain('wrong');
-      expect((await fetch(`${url}`, { headers: as(OUTSIDER) })).status).toBe(403);
+      expect((await fetch(`${url}api/events`, { headers: as(OUTSIDER) })).status).toBe(403);
+      // The page itself holds no data: it is served without a token, and asks for one.
+      const html = await fetch(`${url}`);
+      expect(html.status).toBe(200);
+      expect(await html.text()).not.toContain('team-a/crawl');
       const ok = await fetch(`${url}api/status`, { headers: as(GOOD) });
       expect(ok.status).toBe(200);
       expect(((await ok.json()) as StatusPageData).pools[0]?.pool).toBe('team-a/crawl');

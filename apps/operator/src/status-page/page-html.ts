@@ -6,7 +6,9 @@
  * to one member of 1,000 costs one row, not a table. Each table has a caption and column headers;
  * on a narrow screen every row becomes a block of labelled cells. Each update's cost is left in
  * the page's performance timeline (measures `status-page-apply`: the DOM work; and
- * `status-page-frame`: until the frame after it), for the benchmark to read.
+ * `status-page-frame`: until the frame after it), for the benchmark to read. Served behind
+ * authentication (the operator in a cluster), it asks for a bearer token, keeps it for the tab
+ * only (sessionStorage) and reads the stream with fetch, since EventSource sends no header.
  */
 export const STATUS_PAGE_HTML = `<!doctype html>
 <html lang="en">
@@ -53,6 +55,13 @@ export const STATUS_PAGE_HTML = `<!doctype html>
 <p id="live" role="status" aria-live="polite">connecting…</p>
 </header>
 <main>
+<form id="signin" hidden>
+<h2>Sign in</h2>
+<p id="signin-why" role="alert"></p>
+<label for="token">Bearer token (for example from <code>kubectl create token</code>)</label>
+<input id="token" name="token" type="password" autocomplete="off" required>
+<button type="submit">Show the status</button>
+</form>
 <div id="pools"></div>
 <section id="providers" aria-labelledby="providers-title" hidden>
 <h2 id="providers-title">Providers' health</h2>
@@ -248,7 +257,6 @@ function render(data) {
 setInterval(() => {
   for (const v of pools.values()) for (const r of v.rows.values()) if (r.member) setCell(r.cells.age, cell(r.member, 'age'));
 }, 5000);
-const events = new EventSource('api/events');
 /** The data now: the whole of it comes first, then patches of what changed. */
 let state;
 function patched(data, patch) {
@@ -264,18 +272,78 @@ function patched(data, patch) {
   });
   return { updatedAt: patch.updatedAt, pools, providers: patch.providers || data.providers, events: patch.events || data.events };
 }
-events.onmessage = (e) => {
+function onWhole(text) {
   // Parsing included: it is part of what an update costs the page.
   performance.mark('status-page-update');
-  state = JSON.parse(e.data);
+  state = JSON.parse(text);
   render(state);
-};
-events.addEventListener('patch', (e) => {
+}
+function onPatch(text) {
   performance.mark('status-page-update');
-  state = patched(state, JSON.parse(e.data));
+  state = patched(state, JSON.parse(text));
   render(state);
+}
+const live = document.getElementById('live');
+const signin = document.getElementById('signin');
+// A page served behind authentication (the operator in a cluster) asks for a bearer token and
+// keeps it for this tab only; EventSource cannot send a header, so the stream is read by fetch.
+let token = sessionStorage.getItem('egress-proxies-token') || '';
+function askForToken(why) {
+  live.textContent = 'sign in to see the status';
+  document.getElementById('signin-why').textContent = why;
+  signin.hidden = false;
+  document.getElementById('token').focus();
+}
+signin.addEventListener('submit', (e) => {
+  e.preventDefault();
+  token = document.getElementById('token').value.trim();
+  sessionStorage.setItem('egress-proxies-token', token);
+  signin.hidden = true;
+  document.getElementById('signin-why').textContent = '';
+  connect();
 });
-events.onerror = () => { document.getElementById('live').textContent = 'disconnected; retrying…'; };
+async function connect() {
+  let res;
+  try {
+    res = await fetch('api/events', { headers: token ? { authorization: 'Bearer ' + token } : {}, cache: 'no-store' });
+  } catch {
+    live.textContent = 'disconnected; retrying…';
+    return void setTimeout(connect, 2000);
+  }
+  if (res.status === 401 || res.status === 403) {
+    sessionStorage.removeItem('egress-proxies-token');
+    return askForToken(token ? (res.status === 403 ? 'That token may not read this page.' : 'That token was refused.') : 'This page needs a bearer token.');
+  }
+  if (!res.ok || !res.body) {
+    live.textContent = 'disconnected (' + res.status + '); retrying…';
+    return void setTimeout(connect, 2000);
+  }
+  // Server-sent events: blocks end with a blank line; an "event:" line names a patch.
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += value;
+      let end;
+      while ((end = buffered.indexOf('\\n\\n')) >= 0) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        let kind = 'message';
+        const data = [];
+        for (const line of block.split('\\n')) {
+          if (line.startsWith('event:')) kind = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (data.length) (kind === 'patch' ? onPatch : onWhole)(data.join('\\n'));
+      }
+    }
+  } catch {}
+  live.textContent = 'disconnected; retrying…';
+  setTimeout(connect, 2000);
+}
+connect();
 </script>
 </body>
 </html>

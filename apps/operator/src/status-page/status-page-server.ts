@@ -93,7 +93,10 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
   };
   const server = createServer((req, res) => {
     const authenticate = opts.authenticate;
-    if (!authenticate) return handle(req, res);
+    // The page itself holds no data (it asks for a token and then reads the API with it); only
+    // the API is behind authentication.
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!authenticate || path === '/' || path === '/index.html') return handle(req, res);
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     void authenticate(req.headers, gone.signal)
