@@ -321,4 +321,58 @@ describe('ProxyPool autoscale in the cluster', () => {
     expect(await members('ext')).toHaveLength(4);
     expect(kubectl('get', 'pxp', 'ext', '-o', 'jsonpath={.spec.replicas}')).toBe('4');
   });
+
+  it('a scale-down takes the member no gateway replica reports busy, whatever its age', async () => {
+    const created = await createPool('calm', {
+      gateway: { enabled: false },
+      autoscale: {
+        minReplicas: 0,
+        maxReplicas: 4,
+        targetActiveConnections: 10,
+        scaleDownAfter: '0s',
+        stepInterval: '0s',
+      },
+    });
+    expect(created.status, created.body).toBe(201);
+    const calm = (replica: string, activeConnections: number, busy?: Record<string, number>) =>
+      writeLoadReport(
+        kc,
+        { namespace: NS, pool: 'calm', replica },
+        { at: now, activeConnections, requestsPerSecond: 0, waiting: 0, ...(busy ? { busy } : {}) },
+        signal,
+      );
+    const ctl = new KubePoolController({
+      kubeConfig: await operatorKubeConfig('calm'),
+      namespace: NS,
+      now: () => now,
+    });
+    await calm('gw-a', 15);
+    await ctl.reconcileAll(signal);
+    const two = (await members('calm')).map((m) => m.metadata.name).sort();
+    expect(two).toHaveLength(2);
+    for (const name of two) {
+      const r = await cp.request(
+        'PATCH',
+        `${base}/namespaces/${NS}/proxies/${name}/status`,
+        { status: { phase: 'Ready' } },
+        { contentType: 'application/merge-patch+json' },
+      );
+      expect(r.status, r.body).toBe(200);
+    }
+    // Both were created in the same second: without the reports' busy counts the name decides, and
+    // the first name would go. Its sessions and a tunnel are on two replicas; the other carries none.
+    const [first = '', second = ''] = two;
+    now += 5_000;
+    await calm('gw-a', 5, { [first]: 1 });
+    await calm('gw-b', 0, { [first]: 2 });
+    await ctl.reconcileAll(signal);
+    expect((await getPool('calm')).spec.replicas).toBe(1);
+    const left = await waitFor('one member left', async () => {
+      const live = (await members('calm')) as { metadata: { name: string; deletionTimestamp?: string } }[];
+      const kept = live.filter((m) => !m.metadata.deletionTimestamp).map((m) => m.metadata.name);
+      return kept.length === 1 ? kept : undefined;
+    });
+    expect(left).toEqual([first]);
+    expect(left).not.toContain(second);
+  });
 });

@@ -17,6 +17,8 @@ import {
   type AutoscaleDecision,
   type AutoscalePolicy,
   autoscalePolicy,
+  busyByMember,
+  type LoadReport,
   planAutoscale,
 } from '../pool/autoscale-plan.js';
 import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from '../pool/cooldown-mark.js';
@@ -158,6 +160,10 @@ export class KubePoolController {
       const mark = parseCooldownMark(p.metadata.annotations?.[COOLED_DOWN_ANNOTATION], cooldownMs);
       return mark !== undefined && now < mark.until;
     };
+    // The gateway replicas' reports (an autoscaled pool's): its size, and which members carry
+    // connections or sessions, so a scale-down takes the idle ones first.
+    const reports = spec.autoscale ? await readLoadReports(this.#kc, namespace, name, signal) : [];
+    const busy = busyByMember(reports, now, LOAD_STALE_MS);
     const members: PlanMember[] = live.map((p) => ({
       name: p.metadata.name,
       ...(p.spec.provider ? { provider: p.spec.provider } : {}),
@@ -167,10 +173,11 @@ export class KubePoolController {
       templateHash: p.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
       cooledDown: cooledNow(p),
       ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
+      ...(busy.has(p.metadata.name) ? { busy: busy.get(p.metadata.name) } : {}),
     }));
     const recycle = pool.metadata.annotations?.[RECYCLE_ANNOTATION];
     const scale = spec.autoscale
-      ? await this.#autoscale(pool, autoscalePolicy(spec.autoscale), spec.replicas, now, signal)
+      ? await this.#autoscale(pool, autoscalePolicy(spec.autoscale), spec.replicas, now, reports, signal)
       : undefined;
     const size = scale?.replicas ?? spec.replicas;
     const plan = planPool(planInputFor({ ...spec, replicas: size }, members, now, recycle));
@@ -297,6 +304,7 @@ export class KubePoolController {
     policy: AutoscalePolicy,
     current: number,
     now: number,
+    reports: readonly LoadReport[],
     signal: AbortSignal,
   ): Promise<AutoscaleDecision> {
     const { namespace, name } = pool.metadata;
@@ -307,7 +315,7 @@ export class KubePoolController {
     const decision = planAutoscale({
       policy,
       current,
-      reports: await readLoadReports(this.#kc, namespace, name, signal),
+      reports,
       staleAfterMs: LOAD_STALE_MS,
       now,
       ...(lastActiveTime !== undefined ? { lastActiveTime } : {}),

@@ -11,8 +11,10 @@ import { isKubeNotFound } from './kube-errors.js';
 
 /** The label on a gateway replica's load Lease: the pool it reports on. */
 export const POOL_LOAD_LABEL = 'egress-proxies.dev/pool-load';
-/** The annotation holding the report (JSON: at, activeConnections, requestsPerSecond, waiting). */
+/** The annotation holding the report (JSON: at, activeConnections, requestsPerSecond, waiting, busy). */
 export const LOAD_ANNOTATION = 'egress-proxies.dev/load';
+/** At most this many members' busy counts per report: the annotation stays well under its limit. */
+const MAX_BUSY_MEMBERS = 2000;
 /** A report older than this is left out: its replica stopped reporting (gone, or cut off). */
 export const LOAD_STALE_MS = 30_000;
 
@@ -53,11 +55,14 @@ export async function writeLoadReport(
 ): Promise<void> {
   const api = kc.makeApiClient(CoordinationV1Api);
   const name = loadLeaseName(at.pool, at.replica);
+  const busy = Object.entries(load.busy ?? {}).filter(([, n]) => n > 0);
   const report = JSON.stringify({
     at: load.at,
     activeConnections: load.activeConnections,
     requestsPerSecond: load.requestsPerSecond,
     waiting: load.waiting,
+    // The members with open connections or sessions (an annotation holds far more than a pool's).
+    ...(busy.length ? { busy: Object.fromEntries(busy.slice(0, MAX_BUSY_MEMBERS)) } : {}),
   });
   const body = {
     metadata: { labels: { [POOL_LOAD_LABEL]: at.pool }, annotations: { [LOAD_ANNOTATION]: report } },
@@ -123,8 +128,18 @@ function parseReport(text: string | undefined): Omit<LoadReport, 'source'> | und
       waiting === undefined
     )
       return undefined;
-    return { at, activeConnections, requestsPerSecond, waiting };
+    const busy = parseBusy(v.busy);
+    return { at, activeConnections, requestsPerSecond, waiting, ...(busy ? { busy } : {}) };
   } catch {
     return undefined;
   }
+}
+
+/** `{member: count}` with counts that are finite and not negative; anything else is left out. */
+function parseBusy(v: unknown): Record<string, number> | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const out: Record<string, number> = {};
+  for (const [member, n] of Object.entries(v))
+    if (typeof n === 'number' && Number.isFinite(n) && n >= 0) out[member] = n;
+  return Object.keys(out).length ? out : undefined;
 }

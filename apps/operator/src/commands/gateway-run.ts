@@ -22,8 +22,8 @@ import {
   type RunningGateway,
   startGateway,
 } from '../gateway/gateway-server.js';
-import type { GatewayLoad } from '../gateway/pool-demand.js';
 import { type GatewaySpec, specSettings, wakeSettings } from '../gateway/spec-settings.js';
+import type { LoadReport } from '../pool/autoscale-plan.js';
 import { FlagError } from './flag-error.js';
 import type { GatewayFlags } from './gateway-flags.js';
 
@@ -125,7 +125,7 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
       ? loadReporter(
           cluster.kc,
           { ...pool, replica: pod?.name ?? hostname(), ...(pod ? { owner: pod } : {}) },
-          () => gw.load(),
+          () => ({ ...gw.load(), busy: busyMembers(gw.members.usage()) }),
           log,
           abort.signal,
         )
@@ -219,7 +219,7 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
 function loadReporter(
   kc: KubeConfig,
   at: { namespace: string; name: string; replica: string; owner?: ReplicaPod },
-  load: () => GatewayLoad,
+  load: () => Omit<LoadReport, 'source'>,
   log: OpLogger,
   signal: AbortSignal,
 ): () => void {
@@ -243,4 +243,12 @@ function loadReporter(
     if (writing) again = true;
     else write();
   };
+}
+
+/** Open connections plus live sessions per member, for the members that have any. */
+function busyMembers(usage: Map<string, { connections: number; sessions: number }>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [member, u] of usage)
+    if (u.connections + u.sessions > 0) out[member] = u.connections + u.sessions;
+  return out;
 }

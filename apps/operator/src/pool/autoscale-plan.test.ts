@@ -4,6 +4,7 @@ import {
   type AutoscaleInput,
   type AutoscalePolicy,
   autoscalePolicy,
+  busyByMember,
   type LoadReport,
   planAutoscale,
   sumLoad,
@@ -53,6 +54,23 @@ describe('sumLoad', () => {
       30_000,
     );
     expect(load).toEqual({ activeConnections: 12, requestsPerSecond: 2, waiting: 1, reports: 2 });
+  });
+});
+
+describe('busyByMember', () => {
+  it("sums each member's connections and sessions over the replicas' fresh reports, the newest per replica", () => {
+    const busy = busyByMember(
+      [
+        report({ source: 'a', busy: { m1: 2, m2: 1 } }),
+        report({ source: 'b', busy: { m1: 3 } }),
+        // Superseded by b's newer report, and a replica gone quiet: neither counts.
+        report({ source: 'b', at: NOW - 1000, busy: { m3: 50 } }),
+        report({ source: 'c', at: NOW - 30_001, busy: { m2: 1000 } }),
+      ],
+      NOW,
+      30_000,
+    );
+    expect(Object.fromEntries(busy)).toEqual({ m1: 5, m2: 1 });
   });
 });
 

@@ -13,6 +13,26 @@ export interface LoadReport {
   requestsPerSecond: number;
   /** Requests held while the pool has no Ready member: the wake signal. */
   waiting: number;
+  /**
+   * Per member with any: its open connections plus its live sticky sessions on this replica. A
+   * scale-down takes members no replica reports busy first.
+   */
+  busy?: Readonly<Record<string, number>>;
+}
+
+/**
+ * Each member's open connections and sessions summed over the fresh reports (stale ones left out,
+ * as for the size): what `removalOrder` sorts the Ready members by.
+ */
+export function busyByMember(
+  reports: readonly LoadReport[],
+  now: number,
+  staleAfterMs: number,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of freshReports(reports, now, staleAfterMs))
+    for (const [member, n] of Object.entries(r.busy ?? {})) out.set(member, (out.get(member) ?? 0) + n);
+  return out;
 }
 
 /** The load the planner sizes for: the fresh reports summed. */
@@ -95,19 +115,25 @@ export function autoscalePolicy(spec: AutoscaleSpec): AutoscalePolicy {
 
 /** The fresh reports summed, the newest per source (a replica's older report is superseded). */
 export function sumLoad(reports: readonly LoadReport[], now: number, staleAfterMs: number): PoolLoad {
+  const fresh = freshReports(reports, now, staleAfterMs);
+  const load: PoolLoad = { activeConnections: 0, requestsPerSecond: 0, waiting: 0, reports: fresh.length };
+  for (const r of fresh) {
+    load.activeConnections += r.activeConnections;
+    load.requestsPerSecond += r.requestsPerSecond;
+    load.waiting += r.waiting;
+  }
+  return load;
+}
+
+/** The newest report of each source, those no older than `staleAfterMs`. */
+function freshReports(reports: readonly LoadReport[], now: number, staleAfterMs: number): LoadReport[] {
   const newest = new Map<string, LoadReport>();
   for (const r of reports) {
     if (now - r.at > staleAfterMs) continue;
     const had = newest.get(r.source);
     if (!had || had.at < r.at) newest.set(r.source, r);
   }
-  const load: PoolLoad = { activeConnections: 0, requestsPerSecond: 0, waiting: 0, reports: newest.size };
-  for (const r of newest.values()) {
-    load.activeConnections += r.activeConnections;
-    load.requestsPerSecond += r.requestsPerSecond;
-    load.waiting += r.waiting;
-  }
-  return load;
+  return [...newest.values()];
 }
 
 /** Members the load needs: the larger of its two targets' answers; one while a request waits. */
