@@ -287,7 +287,11 @@ describe('ProxyPool autoscale in the cluster', () => {
     const kubeconfig = join(dir, 'kubeconfig-kubectl');
     writeFileSync(kubeconfig, cp.kubeconfig());
     const kubectl = (...args: string[]) => {
-      const r = spawnSync('kubectl', [...args, '-n', NS, '--kubeconfig', kubeconfig], { encoding: 'utf8' });
+      // Its discovery cache in the test's dir, not the home directory.
+      const r = spawnSync('kubectl', [...args, '-n', NS, '--kubeconfig', kubeconfig], {
+        encoding: 'utf8',
+        env: { ...process.env, KUBECACHEDIR: join(dir, 'kube-cache') },
+      });
       if (r.error || r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.error ?? r.stderr}`);
       return r.stdout.trim();
     };

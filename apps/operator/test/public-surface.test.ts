@@ -35,6 +35,13 @@ const SURFACE = [
   'SESSION_HEADER',
   'ROTATES',
   'SELECTIONS',
+  // the status page: its server and data source (the page benchmark drives them), and the patch
+  // a client of /api/events applies
+  'startStatusPage',
+  'StandaloneStatusPage',
+  'STATUS_PAGE_HTML',
+  'UpdateStream',
+  'applyPatch',
   // the CRDs: names, schemas, validation
   'API_VERSION',
   'GROUP',
