@@ -5,7 +5,7 @@ import { type KubeControlPlane, startKubeControlPlane } from '@egress-proxies/te
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { CONTROL_PLANE_BUDGET_MS, waitFor } from './support/cluster.js';
-import { ensureHelm, type KubeconfigDir, kubeconfigDir } from './support/helm.js';
+import { ensureHelm, type KubeconfigDir, kubeconfigDir, toolEnv } from './support/helm.js';
 
 // `helm install` and `helm upgrade` of the chart against a real API server: the upgrade path
 // for CRDs (templates, not crds/) must carry a changed CRD into the cluster, and uninstall must
@@ -19,7 +19,11 @@ let helm: string;
 let files: KubeconfigDir;
 
 function helmOk(...args: string[]): string {
-  const r = spawnSync(helm, [...args, '--kubeconfig', files.kubeconfig], { encoding: 'utf8', cwd: ROOT });
+  const r = spawnSync(helm, [...args, '--kubeconfig', files.kubeconfig], {
+    encoding: 'utf8',
+    cwd: ROOT,
+    env: toolEnv(files.dir),
+  });
   if (r.error) throw new Error(`helm could not run (${r.error.message})`);
   if (r.status !== 0) throw new Error(`helm ${args.join(' ')} failed (${r.status}):\n${r.stderr}${r.stdout}`);
   return r.stdout;

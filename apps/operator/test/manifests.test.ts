@@ -10,6 +10,7 @@ import { crdFiles } from '../src/api/crd.js';
 import { validateProxySpec } from '../src/api/validate.js';
 import { bundledRegistry } from '../src/providers/bundled.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds } from './support/cluster.js';
+import { toolEnv } from './support/helm.js';
 
 // Every bundled provider, so each entry's block is checked by its package's schema.
 const registry = await bundledRegistry();
@@ -21,7 +22,13 @@ let kubeconfig: string;
 let helm: string;
 
 function run(cmd: string, args: string[], input?: string): string {
-  const r = spawnSync(cmd, args, { input, encoding: 'utf8', cwd: ROOT });
+  // Before the control plane starts (kustomize, helm template) there is no dir yet and nothing is cached.
+  const r = spawnSync(cmd, args, {
+    input,
+    encoding: 'utf8',
+    cwd: ROOT,
+    ...(dir ? { env: toolEnv(dir) } : {}),
+  });
   if (r.error)
     throw new Error(`${cmd} could not run (${r.error.message}); it is needed to render the manifests`);
   if (r.status !== 0)

@@ -19,6 +19,21 @@ export interface KubeconfigDir {
   remove(): void;
 }
 
+/**
+ * The environment for helm and kubectl against a test's API server: kubectl's discovery cache
+ * (helm keeps one too) and helm's cache, config and data homes in `dir`, so a run leaves nothing
+ * in the home directory.
+ */
+export function toolEnv(dir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    KUBECACHEDIR: join(dir, 'kube-cache'),
+    HELM_CACHE_HOME: join(dir, 'helm-cache'),
+    HELM_CONFIG_HOME: join(dir, 'helm-config'),
+    HELM_DATA_HOME: join(dir, 'helm-data'),
+  };
+}
+
 /** A private temp dir holding an admin kubeconfig for `cp`, for helm and kubectl. */
 export function kubeconfigDir(cp: KubeControlPlane, prefix: string): KubeconfigDir {
   const dir = mkdtempSync(join(tmpdir(), prefix));
