@@ -125,7 +125,7 @@ export async function serveGateway(flags: GatewayFlags, stopped: Promise<void>):
       ? loadReporter(
           cluster.kc,
           { ...pool, replica: pod?.name ?? hostname(), ...(pod ? { owner: pod } : {}) },
-          () => ({ ...gw.load(), busy: busyMembers(gw.members.usage()) }),
+          () => ({ ...gw.load(), busy: Object.fromEntries(gw.members.busy()) }),
           log,
           abort.signal,
         )
@@ -243,12 +243,4 @@ function loadReporter(
     if (writing) again = true;
     else write();
   };
-}
-
-/** Open connections plus live sessions per member, for the members that have any. */
-function busyMembers(usage: Map<string, { connections: number; sessions: number }>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [member, u] of usage)
-    if (u.connections + u.sessions > 0) out[member] = u.connections + u.sessions;
-  return out;
 }

@@ -165,6 +165,14 @@ export class MemberTable {
     return out;
   }
 
+  /** Open connections plus live sessions per member, for the members that carry any (scale-down order). */
+  busy(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [m, u] of this.usage())
+      if (u.connections + u.sessions > 0) out.set(m, u.connections + u.sessions);
+    return out;
+  }
+
   /** Picks a member for a new connection; `exclude` skips members that just failed this connection. */
   choose(session?: string, exclude?: ReadonlySet<string>): Choice | undefined {
     let pool = this.eligible();

@@ -328,6 +328,7 @@ export class StandalonePools {
       const fresh = recycle && this.#state.recycled?.[key] !== recycle ? recycle : undefined;
       if (this.#autoscale(key, d)) changed = true;
       const usage = this.#gateways.get(key)?.members.usage();
+      const busy = this.#gateways.get(key)?.members.busy();
       const open = (name: string) => usage?.get(name)?.connections ?? 0;
       if (this.#settleDrains(key, d, open)) changed = true;
       const members = this.#state.members[key] ?? [];
@@ -336,13 +337,13 @@ export class StandalonePools {
       const observed = serving.map((m) => {
         const { ready, cooledDown, proxy } = this.#observe(d, m);
         const egressIP = proxy.status?.egressIP;
-        const u = usage?.get(m.name);
+        const b = busy?.get(m.name);
         return {
           ...m,
           ready,
           cooledDown,
           ...(egressIP ? { egressIP } : {}),
-          ...(u ? { busy: u.connections + u.sessions } : {}),
+          ...(b ? { busy: b } : {}),
         };
       });
       const spec = { ...d.spec, replicas: this.#desired(key, d) };
