@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
@@ -7,11 +8,22 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
-import { writeLoadReport } from '../src/cluster/pool-load-lease.js';
+import { LOAD_STALE_MS, readLoadReports, writeLoadReport } from '../src/cluster/pool-load-lease.js';
+import { MEMBER_HEADER } from '../src/gateway/gateway-server.js';
+import { busyByMember } from '../src/pool/autoscale-plan.js';
+import { DRAINING_ANNOTATION } from '../src/pool/drain-mark.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
 import { chartGatewayRules } from './support/helm.js';
 import { MAIN } from './support/run-cli.js';
-import { getVia } from './support/through-gateway.js';
+import {
+  echoes,
+  getVia,
+  startEchoTarget,
+  startMember,
+  startTcpEcho,
+  type TestMember,
+  tunnelVia,
+} from './support/through-gateway.js';
 
 // The pool controller's built-in autoscaler against the real kube-apiserver: gateway replicas
 // report their load on per-replica Leases, the controller sums the fresh ones and writes the
@@ -33,7 +45,12 @@ beforeAll(async () => {
 }, CONTROL_PLANE_BUDGET_MS);
 const dir = mkdtempSync(join(tmpdir(), 'ep-kube-scale-'));
 const gateways: ChildProcess[] = [];
+/** Real local proxies standing in for members, and the sockets opened through them. */
+const servers: TestMember[] = [];
+const sockets: Socket[] = [];
 afterAll(async () => {
+  for (const s of sockets) s.destroy();
+  for (const m of servers) await m.kill();
   for (const gateway of gateways) {
     if (gateway.exitCode !== null) continue;
     const exited = new Promise((r) => gateway.once('exit', r));
@@ -56,10 +73,28 @@ type Pool = {
       lastScaleTime?: string;
     };
     conditions?: { type: string; reason: string; message: string }[];
+    replicas?: number;
+    members?: { name: string; drainingSince?: string }[];
+  };
+};
+type Member = {
+  metadata: {
+    name: string;
+    creationTimestamp: string;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
   };
 };
 const getPool = async (name = 'web') =>
   (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/${name}`)).json<Pool>();
+/** One controller pass over one pool, then the pool as that pass left it. */
+const passOver = async (ctl: KubePoolController, name: string) => {
+  await ctl.reconcile(
+    (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/${name}`)).json(),
+    signal,
+  );
+  return getPool(name);
+};
 const scalingReason = (p: Pool) => p.status?.conditions?.find((c) => c.type === 'Scaling')?.reason;
 const members = async (pool: string) =>
   (
@@ -67,7 +102,32 @@ const members = async (pool: string) =>
       'GET',
       `${base}/namespaces/${NS}/proxies?labelSelector=${encodeURIComponent(`egress-proxies.dev/pool=${pool}`)}`,
     )
-  ).json<{ items: { metadata: { name: string } }[] }>().items;
+  ).json<{ items: Member[] }>().items;
+/** The members not being deleted, by name. */
+const liveMembers = async (pool: string) =>
+  new Map(
+    (await members(pool)).filter((m) => !m.metadata.deletionTimestamp).map((m) => [m.metadata.name, m]),
+  );
+const scaleTo = async (pool: string, replicas: number) => {
+  const r = await cp.request(
+    'PATCH',
+    `${base}/namespaces/${NS}/proxypools/${pool}`,
+    { spec: { replicas } },
+    { contentType: 'application/merge-patch+json' },
+  );
+  expect(r.status, r.body).toBe(200);
+};
+const scalingMessage = (p: Pool) => p.status?.conditions?.find((c) => c.type === 'Scaling')?.message ?? '';
+/** Marks a member Proxy Ready at an address (nothing here reconciles Proxies). */
+const markReady = async (name: string, address: Record<string, unknown> = {}) => {
+  const r = await cp.request(
+    'PATCH',
+    `${base}/namespaces/${NS}/proxies/${name}/status`,
+    { status: { phase: 'Ready', ...address } },
+    { contentType: 'application/merge-patch+json' },
+  );
+  expect(r.status, r.body).toBe(200);
+};
 const report = (replica: string, activeConnections: number, at = now) =>
   writeLoadReport(
     kc,
@@ -194,11 +254,7 @@ describe('ProxyPool autoscale in the cluster', () => {
     const answer = getVia(port, 'http://127.0.0.1:9/');
     const ctl = new KubePoolController({ kubeConfig: kc, namespace: NS });
     const woken = await waitFor('the pool woken to one member', async () => {
-      await ctl.reconcile(
-        (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/wake`)).json(),
-        signal,
-      );
-      const p = (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/wake`)).json<Pool>();
+      const p = await passOver(ctl, 'wake');
       return p.spec.replicas === 1 ? p : undefined;
     });
     expect(woken.status?.autoscale).toMatchObject({ desired: 1, waiting: 1 });
@@ -234,13 +290,7 @@ describe('ProxyPool autoscale in the cluster', () => {
     const answer = getVia(port, 'http://127.0.0.1:9/');
     const ctl = new KubePoolController({ kubeConfig: await operatorKubeConfig('nap'), namespace: NS });
     // One pass, then the pool as that pass left it: every reason on the way is seen.
-    const pass = async () => {
-      await ctl.reconcile(
-        (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/nap`)).json(),
-        signal,
-      );
-      return getPool('nap');
-    };
+    const pass = () => passOver(ctl, 'nap');
     const woken = await waitFor('the pool woken to one member', async () => {
       const p = await pass();
       return p.spec.replicas === 1 ? p : undefined;
@@ -300,13 +350,7 @@ describe('ProxyPool autoscale in the cluster', () => {
       namespace: NS,
       now: () => now,
     });
-    const reconciled = async () => {
-      await ctl.reconcile(
-        (await cp.request('GET', `${base}/namespaces/${NS}/proxypools/ext`)).json(),
-        signal,
-      );
-      return getPool('ext');
-    };
+    const reconciled = () => passOver(ctl, 'ext');
 
     expect(kubectl('scale', 'pxp', 'ext', '--replicas=3')).toBe('proxypool.egress-proxies.dev/ext scaled');
     let pool = await reconciled();
@@ -354,15 +398,7 @@ describe('ProxyPool autoscale in the cluster', () => {
     await ctl.reconcileAll(signal);
     const two = (await members('calm')).map((m) => m.metadata.name).sort();
     expect(two).toHaveLength(2);
-    for (const name of two) {
-      const r = await cp.request(
-        'PATCH',
-        `${base}/namespaces/${NS}/proxies/${name}/status`,
-        { status: { phase: 'Ready' } },
-        { contentType: 'application/merge-patch+json' },
-      );
-      expect(r.status, r.body).toBe(200);
-    }
+    for (const name of two) await markReady(name);
     // Both were created in the same second: without the reports' busy counts the name decides, and
     // the first name would go. Its sessions and a tunnel are on two replicas; the other carries none.
     const [first = '', second = ''] = two;
@@ -378,5 +414,178 @@ describe('ProxyPool autoscale in the cluster', () => {
     });
     expect(left).toEqual([first]);
     expect(left).not.toContain(second);
+  });
+
+  it('drains a scale-down victim a gateway replica reports busy: its tunnel goes on, new work goes elsewhere, it goes when the tunnel ends', async () => {
+    const created = await createPool('drain', {
+      replicas: 3,
+      // The timeout is far off: the member goes because its tunnel ended.
+      autoscale: { scaler: 'External', minReplicas: 0, maxReplicas: 3, drainTimeout: '10m' },
+    });
+    expect(created.status, created.body).toBe(201);
+    const ctl = new KubePoolController({ kubeConfig: await operatorKubeConfig('drain'), namespace: NS });
+    const pass = () => passOver(ctl, 'drain');
+    await pass();
+    const listed = await members('drain');
+    expect(listed).toHaveLength(3);
+    // Each member a real local proxy.
+    for (const m of listed) {
+      const proxy = await startMember(m.metadata.name, '127.0.0.1');
+      servers.push(proxy);
+      await markReady(m.metadata.name, { ip: '127.0.0.1', port: proxy.port });
+    }
+    // By age alone (then name, for members made in the same second) `a` would go first, then `b`.
+    const [a = '', b = '', c = ''] = [...listed]
+      .sort(
+        (x, y) =>
+          x.metadata.creationTimestamp.localeCompare(y.metadata.creationTimestamp) ||
+          x.metadata.name.localeCompare(y.metadata.name),
+      )
+      .map((m) => m.metadata.name);
+    const { port, out } = await startGateway('drain', 'gw-drain-0');
+    const tcp = await startTcpEcho();
+    const echo = await startEchoTarget();
+    try {
+      // Tunnels through `a` and `c` (round-robin hands each new one to the next member); any other
+      // is closed, so `b` carries nothing.
+      const through = new Map<string, Socket>();
+      await waitFor('tunnels held through a and c', async () => {
+        const t = await tunnelVia(port, tcp.target);
+        sockets.push(t.socket);
+        const member = t.headers[MEMBER_HEADER] ?? '';
+        if (t.status !== 200 || member === b || through.has(member)) t.socket.destroy();
+        else through.set(member, t.socket);
+        return through.has(a) && through.has(c);
+      });
+      const viaA = through.get(a) as Socket;
+      const viaC = through.get(c) as Socket;
+      const reported = async () =>
+        busyByMember(await readLoadReports(kc, NS, 'drain', signal), Date.now(), LOAD_STALE_MS);
+      await waitFor('the gateway reporting a and c busy, b idle', async () => {
+        const busy = await reported();
+        return busy.get(a) === 1 && busy.get(c) === 1 && !busy.has(b);
+      });
+
+      // Down by one: `b`, which carries nothing, is deleted at once; nothing drains.
+      await scaleTo('drain', 2);
+      await pass();
+      expect([...(await liveMembers('drain')).keys()].sort()).toEqual([a, c].sort());
+      for (const m of (await liveMembers('drain')).values())
+        expect(m.metadata.annotations?.[DRAINING_ANNOTATION]).toBeUndefined();
+      await echoes(viaA, 'still through a');
+
+      // Down by one more: both carry a tunnel, `a` (first by age) is chosen and drained, not deleted.
+      await scaleTo('drain', 1);
+      let pool = await pass();
+      const marked = (await liveMembers('drain')).get(a);
+      expect(marked?.metadata.annotations?.[DRAINING_ANNOTATION]).toMatch(/ scale-down$/);
+      expect(pool.status?.replicas).toBe(1);
+      expect(pool.status?.members?.find((m) => m.name === a)?.drainingSince).toBeTruthy();
+      expect(pool.status?.members?.find((m) => m.name === c)?.drainingSince).toBeUndefined();
+      expect(scalingMessage(pool)).toContain(`draining ${a}`);
+
+      // The gateway gives `a` nothing new once it has read the mark; its open tunnel goes on.
+      await waitFor('the gateway giving a nothing new', async () => {
+        for (let i = 0; i < 4; i++)
+          if ((await getVia(port, echo.url)).headers[MEMBER_HEADER] !== c) return false;
+        return true;
+      });
+      await echoes(viaA, 'a drains, its tunnel goes on');
+      for (let i = 0; i < 4; i++) {
+        const r = await getVia(port, echo.url);
+        expect(r.status, r.body).toBe(200);
+        expect(r.headers[MEMBER_HEADER]).toBe(c);
+      }
+      const fresh = await tunnelVia(port, tcp.target);
+      sockets.push(fresh.socket);
+      expect(fresh.headers[MEMBER_HEADER]).toBe(c);
+      fresh.socket.destroy();
+
+      // Passes made after the gateway has reported with the mark seen: `a` stays while its tunnel is open.
+      const since = Date.parse(marked?.metadata.annotations?.[DRAINING_ANNOTATION]?.split(' ')[0] ?? '');
+      await waitFor('a report made after the gateway saw the drain', async () =>
+        (await readLoadReports(kc, NS, 'drain', signal)).some((r) => r.at > since + 3_000),
+      );
+      pool = await pass();
+      pool = await pass();
+      expect((await liveMembers('drain')).has(a)).toBe(true);
+      expect(scalingMessage(pool)).toContain(`draining ${a}`);
+      await echoes(viaA, 'a still drains');
+
+      // The pool wants two again: `a` serves again instead of a new member being made.
+      await scaleTo('drain', 2);
+      pool = await pass();
+      const back = await liveMembers('drain');
+      expect([...back.keys()].sort()).toEqual([a, c].sort());
+      expect(back.get(a)?.metadata.annotations?.[DRAINING_ANNOTATION]).toBeUndefined();
+      expect(pool.status?.members?.every((m) => m.drainingSince === undefined)).toBe(true);
+      expect(scalingMessage(pool)).not.toContain('draining');
+
+      // And down again: `a` drains again, then goes once its tunnel ends; `c` serves on.
+      await scaleTo('drain', 1);
+      await pass();
+      expect((await liveMembers('drain')).get(a)?.metadata.annotations?.[DRAINING_ANNOTATION]).toBeTruthy();
+      viaA.destroy();
+      pool = await waitFor(
+        'a deleted once its tunnel ended',
+        async () => {
+          const p = await pass();
+          return (await liveMembers('drain')).has(a) ? undefined : p;
+        },
+        30_000,
+        250,
+      );
+      expect(pool.status?.members?.map((m) => m.name)).toEqual([c]);
+      expect(scalingMessage(pool)).not.toContain('draining');
+      await echoes(viaC, 'c serves on');
+      expect(out()).not.toContain('cannot report the load');
+    } finally {
+      await tcp.close();
+      await echo.close();
+    }
+  }, 120_000);
+
+  it('deletes a draining member at spec.autoscale.drainTimeout though the gateways still report it busy', async () => {
+    const created = await createPool('slow', {
+      replicas: 1,
+      gateway: { enabled: false },
+      autoscale: { scaler: 'External', minReplicas: 0, maxReplicas: 2, drainTimeout: '30s' },
+    });
+    expect(created.status, created.body).toBe(201);
+    const ctl = new KubePoolController({
+      kubeConfig: await operatorKubeConfig('slow'),
+      namespace: NS,
+      now: () => now,
+    });
+    const pass = () => passOver(ctl, 'slow');
+    const busy = (member: string) =>
+      writeLoadReport(
+        kc,
+        { namespace: NS, pool: 'slow', replica: 'gw-a' },
+        { at: now, activeConnections: 1, requestsPerSecond: 0, waiting: 0, busy: { [member]: 1 } },
+        signal,
+      );
+    await pass();
+    const [member = ''] = [...(await liveMembers('slow')).keys()];
+    await markReady(member);
+    await busy(member);
+    await scaleTo('slow', 0);
+    let pool = await pass();
+    expect((await liveMembers('slow')).get(member)?.metadata.annotations?.[DRAINING_ANNOTATION]).toBe(
+      `${new Date(now).toISOString()} scale-down`,
+    );
+    expect(scalingMessage(pool)).toContain(`draining ${member}`);
+    // Still busy, just before the timeout: it stays.
+    now += 29_000;
+    await busy(member);
+    pool = await pass();
+    expect((await liveMembers('slow')).has(member)).toBe(true);
+    // At the timeout it goes, busy or not.
+    now += 1_000;
+    await busy(member);
+    pool = await pass();
+    expect((await liveMembers('slow')).has(member)).toBe(false);
+    expect(pool.status?.members).toEqual([]);
+    expect(scalingMessage(pool)).not.toContain('draining');
   });
 });

@@ -98,6 +98,11 @@ export const autoscaleSchema = s
       stepInterval: durationField('15s')
         .default('15s')
         .describe('The least time between two scale steps (waking from zero does not wait for it).'),
+      drainTimeout: durationField('2m')
+        .optional()
+        .describe(
+          'How long a member chosen to go that a gateway still reports busy (open tunnels, requests in flight, live sessions) drains before it is deleted anyway; it gets no new requests or sessions meanwhile. Default 2m.',
+        ),
       wakeTimeout: durationField('30s')
         .default('30s')
         .describe(
@@ -219,6 +224,12 @@ const memberSchema = s.object({
   createdAt: s.dateTime().optional(),
   ready: s.boolean(),
   cooledDown: s.boolean().optional(),
+  drainingSince: s
+    .dateTime()
+    .optional()
+    .describe(
+      'Chosen to go while a gateway still reported it busy: since then it gets no new requests or sessions, and it is deleted once the gateways report it idle or spec.autoscale.drainTimeout passes.',
+    ),
 });
 
 const autoscaleStatusSchema = s
@@ -246,7 +257,10 @@ const autoscaleStatusSchema = s
 
 export const proxyPoolStatusSchema = s
   .object({
-    replicas: s.integer({ minimum: 0 }).optional().describe('Members that exist.'),
+    replicas: s
+      .integer({ minimum: 0 })
+      .optional()
+      .describe('Members that exist, draining ones (on their way out) not counted.'),
     selector: s
       .string()
       .optional()

@@ -15,6 +15,7 @@ import { type ProxyUsers, proxyUsersFrom } from '../gateway/basic-auth.js';
 import type { CooldownMark, GatewayMember } from '../gateway/member-table.js';
 import type { GatewaySpec } from '../gateway/spec-settings.js';
 import { COOLED_DOWN_ANNOTATION, formatCooldownMark, parseCooldownMark } from '../pool/cooldown-mark.js';
+import { DRAINING_ANNOTATION, parseDrainMark } from '../pool/drain-mark.js';
 import { gatewayMember } from '../pool/pool-member.js';
 import { kubeCall } from './kube-call-options.js';
 import { isKubeConflict, isKubeNotFound } from './kube-errors.js';
@@ -67,7 +68,10 @@ export async function readClusterPool(
   const marks: CooldownMark[] = [];
   for (const p of list.items) {
     if (p.metadata.deletionTimestamp) continue;
-    const member = gatewayMember(p);
+    // A draining member gets nothing new: its sessions move (as on a cooldown) and the tunnels
+    // already open through it go on, counted until they end.
+    const draining = parseDrainMark(p.metadata.annotations?.[DRAINING_ANNOTATION]) !== undefined;
+    const member = draining ? undefined : gatewayMember(p);
     if (member) members.push(member);
     const mark = parseCooldownMark(p.metadata.annotations?.[COOLED_DOWN_ANNOTATION], cooldownMs);
     if (mark) marks.push({ member: p.metadata.name, until: mark.until, reason: mark.reason });

@@ -23,6 +23,15 @@ import {
 } from '../pool/autoscale-plan.js';
 import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from '../pool/cooldown-mark.js';
 import { distinctEgressCondition } from '../pool/distinct-egress.js';
+import { DRAINING_ANNOTATION, formatDrainMark, parseDrainMark } from '../pool/drain-mark.js';
+import {
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  type DrainingMember,
+  drainingLoad,
+  drainsEnded,
+  reinstated,
+  splitDeletions,
+} from '../pool/member-drain.js';
 import { memberName } from '../pool/member-name.js';
 import { planInputFor } from '../pool/plan-input.js';
 import { type PlanMember, planPool } from '../pool/plan-pool.js';
@@ -30,6 +39,7 @@ import { memberReady, poolMemberStatus } from '../pool/pool-member.js';
 import { templateHash } from '../pool/template-hash.js';
 import { observeGateway } from './gateway-service.js';
 import { kubeCall } from './kube-call-options.js';
+import { isKubeNotFound } from './kube-errors.js';
 import { LOAD_STALE_MS, readLoadReports } from './pool-load-lease.js';
 
 export interface KubePoolControllerOptions {
@@ -164,7 +174,7 @@ export class KubePoolController {
     // connections or sessions, so a scale-down takes the idle ones first.
     const reports = spec.autoscale ? await readLoadReports(this.#kc, namespace, name, signal) : [];
     const busy = busyByMember(reports, now, LOAD_STALE_MS);
-    const members: PlanMember[] = live.map((p) => ({
+    const planMember = (p: ProxyObject): PlanMember => ({
       name: p.metadata.name,
       ...(p.spec.provider ? { provider: p.spec.provider } : {}),
       ...(p.spec.placement?.zone ? { zone: p.spec.placement.zone } : {}),
@@ -174,22 +184,42 @@ export class KubePoolController {
       cooledDown: cooledNow(p),
       ...(p.status?.egressIP ? { egressIP: p.status.egressIP } : {}),
       ...(busy.has(p.metadata.name) ? { busy: busy.get(p.metadata.name) } : {}),
-    }));
+    });
     const recycle = pool.metadata.annotations?.[RECYCLE_ANNOTATION];
     const scale = spec.autoscale
       ? await this.#autoscale(pool, autoscalePolicy(spec.autoscale), spec.replicas, now, reports, signal)
       : undefined;
     const size = scale?.replicas ?? spec.replicas;
+    // Members chosen to go earlier that the gateways still reported busy: each goes once the
+    // replicas report it idle or its drain times out, or serves again if the pool wants it back.
+    const drains = await this.#settleDrains(
+      pool,
+      live,
+      { reports, now, size, timeoutMs: drainTimeoutMs(spec.autoscale?.drainTimeout) },
+      signal,
+    );
+    // The plan is over the members that serve: a draining one is neither kept nor deleted twice.
+    const serving = live.filter(
+      (p) => !drains.draining.has(p.metadata.name) && !drains.deleted.includes(p.metadata.name),
+    );
+    const members = serving.map(planMember);
     const plan = planPool(planInputFor({ ...spec, replicas: size }, members, now, recycle));
     const hash = templateHash(spec.template);
-    for (const d of plan.delete) {
-      await this.#api.deleteNamespacedCustomObject(
-        { group: GROUP, version: VERSION, namespace, plural: PROXY.plural, name: d.name },
-        kubeCall({ signal }),
-      );
+    // A member some fresh report shows busy drains instead of going now, so its tunnels are not cut.
+    const { deleteNow, drain } = splitDeletions(plan.delete, (n) => busy.get(n) ?? 0, now);
+    for (const d of deleteNow) {
+      await this.#deleteMember(namespace, d.name, signal);
       this.#log.info(
         { pool: `${namespace}/${name}`, member: d.name, reason: d.reason },
         'pool: member deleted',
+      );
+    }
+    for (const d of drain) {
+      await this.#markDraining(namespace, d.name, formatDrainMark(d), signal);
+      drains.draining.set(d.name, d.since);
+      this.#log.info(
+        { pool: `${namespace}/${name}`, member: d.name, reason: d.reason, busy: busy.get(d.name) },
+        'pool: member still carries connections; draining it',
       );
     }
     for (const t of plan.create) {
@@ -232,22 +262,31 @@ export class KubePoolController {
         { metadata: { annotations: { [RECYCLE_ANNOTATION]: null } } },
         signal,
       );
-    const gone = new Set(plan.delete.map((d) => d.name));
+    const gone = new Set([...deleteNow.map((d) => d.name), ...drains.deleted]);
     const kept = live.filter((p) => !gone.has(p.metadata.name));
-    const ready = kept.filter(memberReady).length;
+    const keptServing = kept.filter((p) => !drains.draining.has(p.metadata.name));
+    const ready = keptServing.filter(memberReady).length;
     const updated =
-      kept.filter((p) => p.metadata.labels?.[TEMPLATE_HASH_LABEL] === hash).length + plan.create.length;
+      keptServing.filter((p) => p.metadata.labels?.[TEMPLATE_HASH_LABEL] === hash).length +
+      plan.create.length;
+    const drainingNow = kept.filter((p) => drains.draining.has(p.metadata.name)).map((p) => p.metadata.name);
     const old = pool.status?.conditions;
     const gw = await observeGateway(this.#core, { namespace, name }, spec.gateway?.enabled !== false, signal);
     const status: ProxyPoolStatus = {
-      replicas: kept.length + plan.create.length,
+      replicas: keptServing.length + plan.create.length,
       // The scale subresource's selector: an HPA counts the pool's members by it.
       selector: poolSelector(name),
       ...(scale ? { autoscale: autoscaleStatus(scale) } : {}),
       ready,
       updated,
       observedGeneration: pool.metadata.generation ?? 0,
-      members: kept.map((p) => poolMemberStatus(p, { cooledDown: cooledNow(p) })),
+      members: kept.map((p) => {
+        const since = drains.draining.get(p.metadata.name);
+        return poolMemberStatus(p, {
+          cooledDown: cooledNow(p),
+          ...(since !== undefined ? { drainingSince: since } : {}),
+        });
+      }),
       ...(gw.endpoint ? { gateway: gw.endpoint } : {}),
       conditions: [
         condition(
@@ -261,11 +300,12 @@ export class KubePoolController {
           'Scaling',
           plan.create.length > 0 ||
             plan.delete.some((d) => d.reason === 'scale-down') ||
-            kept.length !== size,
+            keptServing.length !== size ||
+            drainingNow.length > 0,
           scale?.reason ?? 'Replicas',
-          scale
-            ? `${scale.message} (${kept.length} members now)`
-            : `${kept.length} members for ${size} replicas`,
+          (scale
+            ? `${scale.message} (${keptServing.length} members now)`
+            : `${keptServing.length} members for ${size} replicas`) + drainingMessage(drainingNow),
           old,
         ),
         condition(
@@ -283,6 +323,85 @@ export class KubePoolController {
     const body = { status: { ...status, ...(gw.endpoint ? {} : { gateway: null }) } };
     await this.#api.patchNamespacedCustomObjectStatus(
       { group: GROUP, version: VERSION, namespace, plural: PROXY_POOL.plural, name, body },
+      kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
+    );
+  }
+
+  /**
+   * Ends the drains that are done (the gateways report the member idle, or its drain timed out:
+   * it is deleted) and takes draining members back when the pool wants more members than serve.
+   * Returns the members still draining (with since when) and the ones deleted.
+   */
+  async #settleDrains(
+    pool: ProxyPoolObject,
+    live: readonly ProxyObject[],
+    o: { reports: readonly LoadReport[]; now: number; size: number; timeoutMs: number },
+    signal: AbortSignal,
+  ): Promise<{ draining: Map<string, number>; deleted: string[] }> {
+    const { namespace, name } = pool.metadata;
+    const marked: DrainingMember[] = live.flatMap((p) => {
+      const m = parseDrainMark(p.metadata.annotations?.[DRAINING_ANNOTATION]);
+      return m ? [{ name: p.metadata.name, ...m }] : [];
+    });
+    const draining = new Map(marked.map((d) => [d.name, d.since]));
+    const deleted: string[] = [];
+    if (!marked.length) return { draining, deleted };
+    const open = drainingLoad(marked, o.reports, o.now, LOAD_STALE_MS);
+    for (const e of drainsEnded(marked, open, o.now, o.timeoutMs)) {
+      await this.#deleteMember(namespace, e.name, signal);
+      draining.delete(e.name);
+      deleted.push(e.name);
+      this.#log.info(
+        { pool: `${namespace}/${name}`, member: e.name, busy: open(e.name) },
+        e.why === 'drained'
+          ? 'pool: member drained; deleting it'
+          : 'pool: member still carries connections at the drain timeout; deleting it',
+      );
+    }
+    const serving = live.length - marked.length;
+    const back = reinstated(
+      marked.filter((d) => draining.has(d.name)),
+      o.size - serving,
+    );
+    for (const member of back) {
+      await this.#markDraining(namespace, member, null, signal);
+      draining.delete(member);
+      this.#log.info(
+        { pool: `${namespace}/${name}`, member },
+        'pool: the pool wants more members again; a draining member serves again',
+      );
+    }
+    return { draining, deleted };
+  }
+
+  /** Deletes a member Proxy (one already gone is fine). */
+  async #deleteMember(namespace: string, member: string, signal: AbortSignal): Promise<void> {
+    try {
+      await this.#api.deleteNamespacedCustomObject(
+        { group: GROUP, version: VERSION, namespace, plural: PROXY.plural, name: member },
+        kubeCall({ signal }),
+      );
+    } catch (err) {
+      if (!isKubeNotFound(err)) throw err;
+    }
+  }
+
+  /** Sets (a mark) or removes (null) a member's draining annotation. */
+  async #markDraining(
+    namespace: string,
+    member: string,
+    mark: string | null,
+    signal: AbortSignal,
+  ): Promise<void> {
+    await this.#api.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: PROXY.plural,
+        name: member,
+        body: { metadata: { annotations: { [DRAINING_ANNOTATION]: mark } } },
+      },
       kubeCall({ signal, contentType: PatchStrategy.MergePatch }),
     );
   }
@@ -330,6 +449,17 @@ export class KubePoolController {
     }
     return decision;
   }
+}
+
+/** spec.autoscale.drainTimeout, or the default when the pool names none. */
+function drainTimeoutMs(text: string | undefined): number {
+  return text === undefined ? DEFAULT_DRAIN_TIMEOUT_MS : parseDuration(text);
+}
+
+/** The Scaling condition's note on the members still draining (none: nothing). */
+function drainingMessage(names: readonly string[]): string {
+  if (!names.length) return '';
+  return `; draining ${names.join(', ')} (no new requests; deleted once the gateways report ${names.length > 1 ? 'them' : 'it'} idle or the drain timeout passes)`;
 }
 
 /** status.autoscale from a decision (requests/s as a decimal string: the CRD has no float type). */

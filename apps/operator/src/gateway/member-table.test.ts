@@ -145,4 +145,16 @@ describe('MemberTable: usage', () => {
     // The session is past its TTL; one connection stays open.
     expect(Object.fromEntries(t.usage())).toEqual({ 'crawl-2': { connections: 1, sessions: 0 } });
   });
+
+  it('counts no session on a member taken out of the table (its sessions move), but its open connections', () => {
+    const t = new MemberTable({ sessionTtlMs: 60_000 });
+    t.setMembers(ms(2));
+    const sticky = t.choose('alice')?.member.name as string;
+    const release = t.hold(sticky);
+    // Taken out (a drain): its tunnel stays counted until it ends; the session is no longer its.
+    t.setMembers(ms(2).filter((m) => m.name !== sticky));
+    expect(Object.fromEntries(t.busy())).toEqual({ [sticky]: 1 });
+    release();
+    expect(t.busy().size).toBe(0);
+  });
 });

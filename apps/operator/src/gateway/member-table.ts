@@ -161,7 +161,9 @@ export class MemberTable {
     const out = new Map<string, { connections: number; sessions: number }>();
     const entry = (m: string) => out.get(m) ?? out.set(m, { connections: 0, sessions: 0 }).get(m)!;
     for (const [m, n] of this.#active) entry(m).connections = n;
-    for (const s of this.#sessions.values()) if (s.expires > now) entry(s.member).sessions++;
+    // A session on a member no longer in the table (draining, gone) moves on its next request.
+    for (const s of this.#sessions.values())
+      if (s.expires > now && this.#members.has(s.member)) entry(s.member).sessions++;
     return out;
   }
 

@@ -126,7 +126,12 @@ export function sumLoad(reports: readonly LoadReport[], now: number, staleAfterM
 }
 
 /** The newest report of each source, those no older than `staleAfterMs`. */
-function freshReports(reports: readonly LoadReport[], now: number, staleAfterMs: number): LoadReport[] {
+/** The newest report of each replica, the stale ones left out. */
+export function freshReports(
+  reports: readonly LoadReport[],
+  now: number,
+  staleAfterMs: number,
+): LoadReport[] {
   const newest = new Map<string, LoadReport>();
   for (const r of reports) {
     if (now - r.at > staleAfterMs) continue;

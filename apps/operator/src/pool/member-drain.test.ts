@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type DrainingMember, drainsEnded, reinstated, splitDeletions } from './member-drain.js';
+import type { LoadReport } from './autoscale-plan.js';
+import { formatDrainMark, parseDrainMark } from './drain-mark.js';
+import {
+  DRAIN_SEEN_MS,
+  type DrainingMember,
+  drainingLoad,
+  drainsEnded,
+  reinstated,
+  splitDeletions,
+} from './member-drain.js';
 import { type PlanMember, planPool } from './plan-pool.js';
 
 const openOf =
@@ -100,5 +109,56 @@ describe('a scale-down as planned and split', () => {
     const split = scaleTo(1, [m('sessions', 1, 2), m('idle', 2, 0), m('tunnel', 3, 3)], { tunnel: 1 });
     expect(split.deleteNow.map((d) => d.name)).toEqual(['idle', 'sessions']);
     expect(split.drain).toEqual([]);
+  });
+});
+
+describe("drainingLoad (the cluster: counts from the gateway replicas' reports)", () => {
+  const since = 100_000;
+  const draining: DrainingMember[] = [{ name: 'a', since, reason: 'scale-down' }];
+  const seen = since + DRAIN_SEEN_MS;
+  const report = (source: string, at: number, busy?: Record<string, number>): LoadReport => ({
+    source,
+    at,
+    activeConnections: 0,
+    requestsPerSecond: 0,
+    waiting: 0,
+    ...(busy ? { busy } : {}),
+  });
+
+  it('sums the fresh replicas made after they saw the drain', () => {
+    const open = drainingLoad(
+      draining,
+      [report('r1', seen, { a: 1 }), report('r2', seen + 1, { a: 2, b: 5 })],
+      seen + 10,
+      30_000,
+    );
+    expect(open('a')).toBe(3);
+    // Not draining: nothing to wait for.
+    expect(open('b')).toBe(0);
+  });
+
+  it('is idle only once every fresh replica has reported since it saw the drain', () => {
+    // r2 last reported before the mark could reach it: it may still route new work to `a`.
+    const early = [report('r1', seen, {}), report('r2', since + 500, {})];
+    expect(drainingLoad(draining, early, seen + 10, 30_000)('a')).toBeGreaterThan(0);
+    const later = [...early, report('r2', seen + 5, {})];
+    expect(drainingLoad(draining, later, seen + 10, 30_000)('a')).toBe(0);
+  });
+
+  it('leaves stale replicas out, and counts a member idle when no replica reports at all', () => {
+    const stale = [report('gone', since + 10_000, { a: 4 })];
+    expect(drainingLoad(draining, stale, since + 60_000, 30_000)('a')).toBe(0);
+    expect(drainingLoad(draining, [], since, 30_000)('a')).toBe(0);
+  });
+});
+
+describe('the draining mark', () => {
+  it('reads back what it writes, and nothing from a value that is not a mark', () => {
+    const mark = { since: Date.parse('2026-12-06T10:00:00Z'), reason: 'replaced' as const };
+    expect(formatDrainMark(mark)).toBe('2026-12-06T10:00:00.000Z replaced');
+    expect(parseDrainMark(formatDrainMark(mark))).toEqual(mark);
+    expect(parseDrainMark('2026-12-06T10:00:00Z')).toEqual({ since: mark.since, reason: 'scale-down' });
+    expect(parseDrainMark('yes')).toBeUndefined();
+    expect(parseDrainMark(undefined)).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { freshReports, type LoadReport } from './autoscale-plan.js';
 import type { PoolPlan } from './plan-pool.js';
 
 /**
@@ -69,4 +70,37 @@ export function reinstated(draining: readonly DrainingMember[], wanted: number):
     .sort((a, b) => b.since - a.since || (a.name < b.name ? -1 : 1))
     .slice(0, wanted)
     .map((d) => d.name);
+}
+
+/**
+ * A gateway replica re-reads its pool every 2 s: a report made this long after a drain started
+ * comes from a replica that has seen the member draining (it routes nothing new there), so its
+ * count for the member can only fall.
+ */
+export const DRAIN_SEEN_MS = 3_000;
+
+/**
+ * The connections and sessions draining members still carry, from the gateway replicas' reports
+ * (the cluster's view; under `up` the gateway is in-process and counts directly). A member counts
+ * as busy (1) while some fresh replica has not reported since it saw the drain, and as idle when no
+ * replica reports fresh at all: then no gateway routes through it.
+ */
+export function drainingLoad(
+  draining: readonly DrainingMember[],
+  reports: readonly LoadReport[],
+  now: number,
+  staleAfterMs: number,
+): OpenConnections {
+  const fresh = freshReports(reports, now, staleAfterMs);
+  const since = new Map(draining.map((d) => [d.name, d.since]));
+  return (name) => {
+    const start = since.get(name);
+    if (start === undefined) return 0;
+    let n = 0;
+    for (const r of fresh) {
+      if (r.at < start + DRAIN_SEEN_MS) return Math.max(1, n);
+      n += r.busy?.[name] ?? 0;
+    }
+    return n;
+  };
 }

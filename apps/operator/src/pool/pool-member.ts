@@ -31,7 +31,7 @@ export function gatewayMember(p: ProxyObject): MemberAddress | undefined {
  */
 export function poolMemberStatus(
   p: ProxyObject,
-  o: { cooledDown: boolean; createdAt?: string },
+  o: { cooledDown: boolean; createdAt?: string; drainingSince?: number },
 ): PoolMemberStatus {
   const ip = p.status?.ip;
   const createdAt = o.createdAt ?? p.metadata.creationTimestamp;
@@ -44,5 +44,6 @@ export function poolMemberStatus(
     ...(createdAt ? { createdAt } : {}),
     ready: memberReady(p),
     cooledDown: o.cooledDown,
+    ...(o.drainingSince !== undefined ? { drainingSince: new Date(o.drainingSince).toISOString() } : {}),
   };
 }
