@@ -64,6 +64,17 @@ describe('ProxyPool spec.autoscale', () => {
     expect(msg).toContain('spec.autoscale.maxScaleUpStep: must be at least 1, got 0');
   });
 
+  it('takes a drain timeout as a duration and names a bad one', () => {
+    const autoscale = { maxReplicas: 2, targetActiveConnections: 1 };
+    expect(
+      validateProxyPoolSpec({ replicas: 1, template, autoscale: { ...autoscale, drainTimeout: '90s' } })
+        .autoscale?.drainTimeout,
+    ).toBe('90s');
+    expect(
+      problem({ replicas: 1, template, autoscale: { ...autoscale, drainTimeout: '2 minutes' } }),
+    ).toContain('spec.autoscale.drainTimeout: "2 minutes" is not a duration such as 2m');
+  });
+
   it('holds rotation.minReady to maxReplicas, not to the current replicas, when autoscaling', () => {
     const autoscale = { minReplicas: 0, maxReplicas: 3, targetActiveConnections: 1 };
     expect(problem({ replicas: 0, template, autoscale, rotation: { minReady: 2 } })).toBe('');
