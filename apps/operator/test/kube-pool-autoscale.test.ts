@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { KubePoolController } from '../src/cluster/kube-pool-controller.js';
 import { LOAD_STALE_MS, readLoadReports, writeLoadReport } from '../src/cluster/pool-load-lease.js';
-import { MEMBER_HEADER } from '../src/gateway/gateway-server.js';
+import { MEMBER_HEADER, MOVED_HEADER } from '../src/gateway/gateway-server.js';
+import { SESSION_HEADER } from '../src/gateway/session.js';
+import { SessionTable, sessionHash } from '../src/gateway/session-table.js';
 import { busyByMember } from '../src/pool/autoscale-plan.js';
 import { DRAINING_ANNOTATION } from '../src/pool/drain-mark.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
@@ -474,7 +476,33 @@ describe('ProxyPool autoscale in the cluster', () => {
         expect(m.metadata.annotations?.[DRAINING_ANNOTATION]).toBeUndefined();
       await echoes(viaA, 'still through a');
 
-      // Down by one more: both carry a tunnel, `a` (first by age) is chosen and drained, not deleted.
+      // Sticky sessions, two on each of `a` and `c` (once the gateway routes them alone), so both
+      // stay equally busy: a tunnel and two sessions each. One of `a`'s is used again once it drains
+      // (it moves); the other is not, and must not keep `a` from going once its tunnel ends.
+      await waitFor('the gateway routing a and c only', async () => {
+        for (let i = 0; i < 6; i++)
+          if ((await getVia(port, echo.url)).headers[MEMBER_HEADER] === b) return false;
+        return true;
+      });
+      // A session's member is a function of the member names alone.
+      const table = new SessionTable([a, c]);
+      const sessionsOn = (member: string) => {
+        const out: string[] = [];
+        for (let i = 0; out.length < 2; i++)
+          if (table.names[table.lookup(sessionHash(`crawl-${i}`))] === member) out.push(`crawl-${i}`);
+        return out;
+      };
+      const [movesFromA = '', staysOnA = ''] = sessionsOn(a);
+      for (const [session, member] of [[movesFromA, a], [staysOnA, a], ...sessionsOn(c).map((x) => [x, c])]) {
+        const r = await getVia(port, echo.url, { headers: { [SESSION_HEADER]: session as string } });
+        expect(r.headers[MEMBER_HEADER]).toBe(member);
+      }
+      await waitFor('the gateway reporting a and c equally busy', async () => {
+        const busy = await reported();
+        return busy.get(a) === 3 && busy.get(c) === 3;
+      });
+
+      // Down by one more: both equally busy, `a` (first by age) is chosen and drained, not deleted.
       await scaleTo('drain', 1);
       let pool = await pass();
       const marked = (await liveMembers('drain')).get(a);
@@ -491,6 +519,8 @@ describe('ProxyPool autoscale in the cluster', () => {
         return true;
       });
       await echoes(viaA, 'a drains, its tunnel goes on');
+      const moved = await getVia(port, echo.url, { headers: { [SESSION_HEADER]: movesFromA } });
+      expect([moved.headers[MEMBER_HEADER], moved.headers[MOVED_HEADER]]).toEqual([c, a]);
       for (let i = 0; i < 4; i++) {
         const r = await getVia(port, echo.url);
         expect(r.status, r.body).toBe(200);
@@ -521,7 +551,8 @@ describe('ProxyPool autoscale in the cluster', () => {
       expect(pool.status?.members?.every((m) => m.drainingSince === undefined)).toBe(true);
       expect(scalingMessage(pool)).not.toContain('draining');
 
-      // And down again: `a` drains again, then goes once its tunnel ends; `c` serves on.
+      // And down again: `a` (a tunnel and a session, `c` now has more) drains again, then goes once
+      // its tunnel ends, its unused session not counted; `c` serves on.
       await scaleTo('drain', 1);
       await pass();
       expect((await liveMembers('drain')).get(a)?.metadata.annotations?.[DRAINING_ANNOTATION]).toBeTruthy();
