@@ -134,6 +134,16 @@ describe('runConformance', () => {
     expect(outcome?.status).toBe('failed');
     expect(outcome?.reason).toMatch(/did not return/);
   });
+
+  it('fails the span case on a call that ignores its abort at the abort bound, not at the stall bound', async () => {
+    const ignoresAbort = MUTANTS.find((m) => m.name === 'ignores abort');
+    if (!ignoresAbort) throw new Error('the "ignores abort" mutant is gone from the table');
+    const harness = createReferenceHarness({ ...ignoresAbort.harness, makeProvider: ignoresAbort.make });
+    const [outcome] = await runConformance(harness, { only: ['OPS-14'] });
+    expect(outcome?.status).toBe('failed');
+    // Before, OPS-14 waited on the held call until its 120 s no-progress bound, twice over.
+    expect(outcome?.reason).toMatch(/aborted at .*: the call did not return within 1 s of its abort/);
+  });
 });
 
 describe('describeProviderConformance', () => {

@@ -5,8 +5,8 @@ import type { CaseContext } from '../context.js';
 import { check } from '../failure.js';
 import type { ConformanceFixture } from '../fixture.js';
 import type { RecordedSpan, SpanRecorder } from '../span-recorder.js';
-import { until } from '../wait.js';
-import { CALL_BOUND_MS, expectAborted, ok, outcome, whileHeld } from './helpers.js';
+import { until, within } from '../wait.js';
+import { ABORT_BOUND_MS, CALL_BOUND_MS, expectAborted, ok, outcome, whileHeld } from './helpers.js';
 import { operationCalls, type Run } from './operation-calls.js';
 
 function makesSpans(f: ConformanceFixture): true | string {
@@ -132,7 +132,13 @@ export const tracingCases: ConformanceCase[] = [
           },
           async (pending) => {
             ac.abort();
-            await pending.promise;
+            // The contract's bound for an abort (OPS-01's): a call that ignores its signal fails
+            // here at once, instead of holding the kit until the case's no-progress timeout.
+            await within(
+              pending.promise,
+              ABORT_BOUND_MS,
+              `${what}: the call did not return within 1 s of its abort`,
+            );
           },
         );
         check(!s.ok, `${what} resolved`);
