@@ -14,6 +14,7 @@ import { jsonLine, providerJson } from './json-records.js';
 import { isAlive } from './pid-alive.js';
 import type { StandaloneFlags } from './standalone-flags.js';
 import type { StatusView } from './status-view.js';
+import { tuningOptions } from './tuning-flags.js';
 import type { EchoServer } from './up-session.js';
 
 /** The state dir, created, when no other `up` holds it; stale temporary files removed. */
@@ -51,13 +52,7 @@ export async function startSession(
       proxyPaths: flags.files,
       providersPath: flags.providers,
       stateDir,
-      workers: flags.workers,
-      createConcurrency: flags.createConcurrency,
-      createTimeoutMs: flags.createTimeoutMs,
-      callTimeoutMs: flags.callTimeoutMs,
-      gcIntervalMs: flags.gcIntervalMs,
-      gcGraceMs: flags.gcGraceMs,
-      healthIntervalMs: flags.healthIntervalMs,
+      ...tuningOptions(flags),
       ...(flags.http ? { http: flags.http } : {}),
       ...(flags.gatewayHost !== undefined ? { gatewayHost: flags.gatewayHost } : {}),
       ...(flags.gatewayUsers ? { gatewayUsers: flags.gatewayUsers } : {}),
