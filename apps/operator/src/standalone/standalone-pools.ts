@@ -5,13 +5,12 @@ import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
 import type { RunningGateway } from '../gateway/gateway-server.js';
 import { specSettings, wakeSettings } from '../gateway/spec-settings.js';
 import type { AutoscaleDecision } from '../pool/autoscale-plan.js';
-import { distinctEgressCondition } from '../pool/distinct-egress.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS, splitDeletions } from '../pool/member-drain.js';
 import { memberName } from '../pool/member-name.js';
 import { planInputFor } from '../pool/plan-input.js';
 import { planPool } from '../pool/plan-pool.js';
 import type { PoolDocument } from '../pool/pool-documents.js';
-import { gatewayMember, memberReady, poolMemberStatus } from '../pool/pool-member.js';
+import { gatewayMember, memberReady } from '../pool/pool-member.js';
 import { templateHash } from '../pool/template-hash.js';
 import type { FileProxyStore } from './file-proxy-store.js';
 import { memberDocument } from './member-document.js';
@@ -23,9 +22,9 @@ import {
   readPoolState,
   writePoolState,
 } from './member-file.js';
-import { autoscaleRound, autoscaleView } from './pool-autoscale.js';
+import { autoscaleRound } from './pool-autoscale.js';
 import { startPoolGateway } from './pool-gateway-start.js';
-import type { PoolMemberChange, PoolScaleChange, PoolView } from './pool-view.js';
+import { type PoolMemberChange, type PoolScaleChange, type PoolView, poolView } from './pool-view.js';
 import type { LoadedDocuments, ProxyDocument } from './proxy-documents.js';
 
 export type { PoolAutoscaleView } from './member-file.js';
@@ -133,39 +132,17 @@ export class StandalonePools {
   }
 
   views(): PoolView[] {
-    return [...this.#docs.entries()].map(([key, d]) => {
-      const records = this.#state.members[key] ?? [];
-      const members = records.map((m) => {
-        const { proxy, cooledDown } = this.#observe(d, m);
-        return poolMemberStatus(proxy, { cooledDown, createdAt: new Date(m.createdAt).toISOString() });
-      });
-      const hash = templateHash(d.spec.template);
-      const g = this.#gateways.get(key);
-      const draining = records.filter((m) => m.draining).map((m) => m.name);
-      const decision = this.#decisions.get(key);
-      const as = d.spec.autoscale;
-      return {
+    return [...this.#docs.entries()].map(([key, d]) =>
+      poolView({
         key,
+        doc: d,
+        records: this.#state.members[key] ?? [],
+        observe: (m) => this.#observe(d, m),
         desired: this.#desired(key, d),
-        replicas: members.length,
-        ready: members.filter((m) => m.ready).length,
-        updated: records.filter((m) => m.templateHash === hash).length,
-        members,
-        ...(draining.length ? { draining } : {}),
-        ...(g ? { gateway: g.url } : {}),
-        ...(g?.socks ? { gatewaySocks: g.socks.url } : {}),
-        distinctEgress: distinctEgressCondition(
-          records.map((m, i) => ({
-            name: m.name,
-            createdAt: m.createdAt,
-            ready: members[i]?.ready ?? false,
-            ...(members[i]?.egressIP ? { egressIP: members[i]?.egressIP } : {}),
-          })),
-          d.spec.rotation?.onDuplicateEgress,
-        ),
-        ...(as ? { autoscale: autoscaleView(as, decision) } : {}),
-      };
-    });
+        gateway: this.#gateways.get(key),
+        decision: this.#decisions.get(key),
+      }),
+    );
   }
 
   /** The size the pool wants: spec.replicas, or with autoscale the autoscaler's last choice. */
