@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instanceName } from '@egress-proxies/contract';
@@ -18,6 +18,7 @@ import {
   ReferenceBackends,
   startTestOperator,
 } from './support/harness.js';
+import { operatorRunArgs } from './support/run-cli.js';
 
 const NS = 'team-b';
 let cp: KubeControlPlane;
@@ -287,25 +288,11 @@ describe('two operator processes', () => {
   };
 
   it('elects one leader; when it exits the other takes over', async () => {
-    const main = join(__dirname, '..', 'dist', 'main.js');
-    if (!existsSync(main)) throw new Error(`${main} is missing: build the package first (pnpm build)`);
-    const kubeconfig = join(dir, 'kubeconfig');
-    const providers = join(dir, 'providers.yaml');
-    writeFileSync(kubeconfig, cp.kubeconfig());
-    writeFileSync(providers, '[]\n');
     const ports = [await freePort(), await freePort()];
     const start = (port: number) => {
       const c = spawn(
         process.execPath,
-        [
-          main,
-          'run',
-          '--kubeconfig',
-          kubeconfig,
-          '--providers-config',
-          providers,
-          '--installation-id',
-          'procs',
+        operatorRunArgs({ cp, dir, installation: 'procs' }, [
           '--operator-namespace',
           'egress-proxies-system',
           '--lease-name',
@@ -314,7 +301,7 @@ describe('two operator processes', () => {
           `127.0.0.1:${port}`,
           '--log-level',
           'warn',
-        ],
+        ]),
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       children.push(c);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeControlPlane, KubeUser } from '@egress-proxies/testenv-kube';
@@ -12,7 +12,7 @@ import type { StatusPageData } from '../src/status-page/page-data.js';
 import type { RunningStatusPage } from '../src/status-page/status-page-server.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
 import { chartNotes, ensureHelm } from './support/helm.js';
-import { MAIN } from './support/run-cli.js';
+import { MAIN, operatorRunArgs } from './support/run-cli.js';
 
 // The status page as the chart runs it in the cluster, against the real kube-apiserver: the
 // operator's rights are the chart's rendered ClusterRoles and nothing more, readers are bound by
@@ -155,20 +155,7 @@ const get = (path: string, token?: string, method = 'GET', at = page?.url) =>
  * leader election, any free ports); its argv after node.
  */
 function runArgs(user: KubeUser, installation: string): string[] {
-  const kubeconfig = join(dir, `kubeconfig-${installation}`);
-  const providers = join(dir, 'providers.yaml');
-  writeFileSync(kubeconfig, cp.kubeconfig(user));
-  writeFileSync(providers, '[]\n');
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the operator first (pnpm build)`);
-  return [
-    MAIN,
-    'run',
-    '--kubeconfig',
-    kubeconfig,
-    '--providers-config',
-    providers,
-    '--installation-id',
-    installation,
+  return operatorRunArgs({ cp, dir, installation, user }, [
     '--no-leader-election',
     '--http-bind-address',
     '127.0.0.1:0',
@@ -176,7 +163,7 @@ function runArgs(user: KubeUser, installation: string): string[] {
     '127.0.0.1:0',
     '--status-page-auth',
     'kubernetes',
-  ];
+  ]);
 }
 
 describe('the status page in the cluster', () => {

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localUp, waitFor as poll } from './support/local-up.js';
+import { localUp, waitFor as poll } from './support/standalone-pool-harness.js';
 import { getVia } from './support/through-gateway.js';
 
 // A pool that follows demand under `up`, over the real local provider: it starts with no member,

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Io } from '../src/commands/command.js';
 import type { ProviderJson, ProxyJson } from '../src/commands/json-records.js';
 import { parseStandaloneFlags } from '../src/commands/standalone-flags.js';
-import { showStatus } from '../src/commands/standalone-run.js';
+import { showStatus } from '../src/commands/status-run.js';
 import { type RunningStandalone, startStandalone } from '../src/standalone/standalone.js';
 
 // Standalone mode over a fake provider (the reference provider under the `local` config type)

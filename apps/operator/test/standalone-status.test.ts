@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io } from '../src/commands/command.js';
 import { parseStandaloneFlags } from '../src/commands/standalone-flags.js';
-import { showStatus } from '../src/commands/standalone-run.js';
+import { showStatus } from '../src/commands/status-run.js';
 import { readState } from '../src/standalone/state-file.js';
 import { StandalonePoolHarness } from './support/standalone-pool-harness.js';
 

@@ -1,17 +1,16 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AuthDecision } from '../src/status-page/bearer-auth.js';
 import type { StatusPageData } from '../src/status-page/page-data.js';
 import { startStatusPage } from '../src/status-page/status-page-server.js';
+import { launchChromium } from './support/chromium.mjs';
 
 // Debian's Chromium (never a downloaded browser), against the page as the operator serves it in
 // a cluster: behind bearer-token authentication. The authentication is a stand-in for the
 // cluster's TokenReview and SubjectAccessReview (tested against the real API server elsewhere);
 // what this test holds is the page's side: it asks for a token, sends it, and follows the stream.
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', '.test-results', 'status-page');
 const dir = mkdtempSync(join(tmpdir(), 'ep-page-auth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,15 +49,7 @@ describe('the status page behind authentication, in Chromium', () => {
       intervalMs: 100,
       recheckStreamsMs: 200,
     });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox'],
-      env: {
-        ...process.env,
-        XDG_CONFIG_HOME: join(dir, 'xdg-config'),
-        XDG_CACHE_HOME: join(dir, 'xdg-cache'),
-      },
-    });
+    const browser = await launchChromium(dir);
     try {
       const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
       await page.goto(page0.url);

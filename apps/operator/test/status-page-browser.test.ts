@@ -4,26 +4,16 @@ import { createServer as createHttpServer, request } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { down } from '../src/standalone/down.js';
 import type { StatusPageData } from '../src/status-page/page-data.js';
+import { CHROMIUM, launchChromium } from './support/chromium.mjs';
 import { MAIN, upDemoArgs } from './support/run-cli.js';
 
 // The status page of a running `up` with a local pool, in the Debian package's headless
 // Chromium (driven by playwright-core; no browser is downloaded). Screenshots are kept in
 // .test-results/status-page/ (git-ignored).
-const CHROMIUM = '/usr/bin/chromium';
-/**
- * Chromium keeps its crash reports and caches under the home directory's XDG folders whatever its
- * profile: both go in the test's dir, so the run leaves nothing in the home directory.
- */
-const launchChromium = () =>
-  chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox'],
-    env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'xdg-config'), XDG_CACHE_HOME: join(dir, 'xdg-cache') },
-  });
 const ARTIFACTS = join(__dirname, '..', '.test-results', 'status-page');
 const dir = mkdtempSync(join(tmpdir(), 'ep-page-'));
 const stateDir = join(dir, 'state');
@@ -97,7 +87,7 @@ describe('the status page', () => {
     writeFileSync(docsPath, crawlPool(held.port));
     const url = await startUp();
     pageUrl = url;
-    const browser = await launchChromium();
+    const browser = await launchChromium(dir);
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 500 } });
       const errors: string[] = [];
@@ -205,7 +195,7 @@ describe('the status page', () => {
     // A site that bans: its 429 through a member cools that member down.
     const banning = createHttpServer((_req, res) => res.writeHead(429).end('slow down\n'));
     await new Promise<void>((r) => banning.listen(0, '127.0.0.1', () => r()));
-    const browser = await launchChromium();
+    const browser = await launchChromium(dir);
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       await page.goto(url);
@@ -260,7 +250,7 @@ spec:
   gateway: {port: ${held.port}}
 `,
     );
-    const browser = await launchChromium();
+    const browser = await launchChromium(dir);
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
       await page.goto(url);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { kubeToolEnv } from '@egress-proxies/testenv-kube';
 
 export interface KubeTools {
   kubeconfig: string;
@@ -43,15 +44,8 @@ export function kubeTools(o: {
 }): KubeTools {
   const kubeconfig = join(o.dir, 'admin.kubeconfig');
   writeFileSync(kubeconfig, o.kubeconfigText, { mode: 0o600 });
-  // kubectl keeps a discovery cache and helm its cache and config under the home directory by
-  // default: both go in the run's dir, so the run leaves nothing in the home directory.
-  const env = {
-    ...process.env,
-    KUBECACHEDIR: join(o.dir, 'kube-cache'),
-    HELM_CACHE_HOME: join(o.dir, 'helm', 'cache'),
-    HELM_CONFIG_HOME: join(o.dir, 'helm', 'config'),
-    HELM_DATA_HOME: join(o.dir, 'helm', 'data'),
-  };
+  // Their caches and homes go in the run's dir, so the run leaves nothing in the home directory.
+  const env = kubeToolEnv(o.dir);
   return {
     kubeconfig,
     helm: (args, opts) => runTool(o.helm, [...args, '--kubeconfig', kubeconfig], env, opts),

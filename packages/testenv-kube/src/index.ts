@@ -23,3 +23,4 @@ export { CLUSTER_CIDR, PAUSE_IMAGE, POD_CIDR, SERVICE_CIDR } from './node-config
 export { descendantsOf, findSpanChain, parseOtlpJsonLines, type StoredSpan } from './otlp-spans.js';
 export { freePort } from './process.js';
 export { removeStaleNodes } from './stale.js';
+export { kubeToolEnv } from './tool-env.js';

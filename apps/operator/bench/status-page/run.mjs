@@ -17,13 +17,14 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM as DEBIAN_CHROMIUM, launchChromium } from '../../test/support/chromium.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MEMBERS = Number(process.env.PAGE_BENCH_MEMBERS ?? 1000);
 const CHANGED = Math.max(1, Math.round(MEMBERS / 100));
 const SERVER_UPDATES = Number(process.env.PAGE_BENCH_UPDATES ?? 300);
 const BROWSER_UPDATES = Number(process.env.PAGE_BENCH_BROWSER_UPDATES ?? 30);
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM ?? DEBIAN_CHROMIUM;
 
 const op = await import('../../dist/index.js');
 
@@ -160,7 +161,6 @@ function server() {
 /** The page in Chromium over the real server: the per-update and first-render costs, from its measures. */
 async function browser() {
   if (!existsSync(CHROMIUM)) return { skipped: `${CHROMIUM} is missing (the chromium Debian package)` };
-  const { chromium } = await import('playwright-core');
   const f = fleet(MEMBERS);
   const source = new op.StandaloneStatusPage(f.pools, f.store);
   const page0 = await op.startStatusPage({
@@ -171,11 +171,7 @@ async function browser() {
   });
   // Chromium's crash reports and caches go in a dir of the run's, not the home directory.
   const xdg = mkdtempSync(join(tmpdir(), 'ep-bench-page-'));
-  const b = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox'],
-    env: { ...process.env, XDG_CONFIG_HOME: join(xdg, 'config'), XDG_CACHE_HOME: join(xdg, 'cache') },
-  });
+  const b = await launchChromium(xdg, CHROMIUM);
   try {
     const page = await b.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(page0.url);

@@ -9,6 +9,6 @@ export const downCommand: Command = {
   flags: COMMAND_FLAGS.down,
   async run(args, io) {
     const flags = parseStandaloneFlags('down', args);
-    return (await import('./standalone-run.js')).runDown(flags, io);
+    return (await import('./down-run.js')).runDown(flags, io);
   },
 };

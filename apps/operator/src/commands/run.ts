@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Command } from './command.js';
 import { FlagError } from './flag-error.js';
 import { parseRunFlags, RUN_OPTIONS, RUN_USAGE, type RunFlags } from './run-flags.js';
+import { tuningOptions } from './tuning-flags.js';
 
 /** `run`: the operator against a cluster, until SIGTERM or SIGINT. */
 export const runCommand: Command = {
@@ -48,13 +49,7 @@ async function startFromFlags(flags: RunFlags, kc: KubeConfig, log: Logger, onLo
     reconcileTimeoutMs: flags.reconcileTimeoutMs,
     latchRetryMs: flags.latchRetryMs,
     rateLimiter: { tiers: { transient: flags.transientBackoff, quota: flags.quotaBackoff } },
-    workers: flags.workers,
-    createConcurrency: flags.createConcurrency,
-    createTimeoutMs: flags.createTimeoutMs,
-    callTimeoutMs: flags.callTimeoutMs,
-    gcIntervalMs: flags.gcIntervalMs,
-    gcGraceMs: flags.gcGraceMs,
-    healthIntervalMs: flags.healthIntervalMs,
+    ...tuningOptions(flags),
     http: flags.http,
     logger: log,
     providerLogger: providerLoggerFrom(log),

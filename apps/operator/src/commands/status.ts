@@ -9,6 +9,6 @@ export const statusCommand: Command = {
   flags: COMMAND_FLAGS.status,
   async run(args, io) {
     const flags = parseStandaloneFlags('status', args);
-    return (await import('./standalone-run.js')).showStatus(flags, io);
+    return (await import('./status-run.js')).showStatus(flags, io);
   },
 };

@@ -28,3 +28,16 @@ export interface TuningFlags {
   healthIntervalMs: number;
   logLevel: LogLevelName;
 }
+
+/** The tuning flags as the options of both run modes (startOperator, startStandalone) name them; the log level goes to the logger. */
+export function tuningOptions(f: TuningFlags) {
+  return {
+    workers: f.workers,
+    createConcurrency: f.createConcurrency,
+    createTimeoutMs: f.createTimeoutMs,
+    callTimeoutMs: f.callTimeoutMs,
+    gcIntervalMs: f.gcIntervalMs,
+    gcGraceMs: f.gcGraceMs,
+    healthIntervalMs: f.healthIntervalMs,
+  };
+}

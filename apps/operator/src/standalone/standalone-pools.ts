@@ -1,83 +1,34 @@
-import type { ProxyObject } from '../api/proxy.js';
-import {
-  POOL_LABEL,
-  type PoolMemberStatus,
-  RECYCLE_ANNOTATION,
-  TEMPLATE_HASH_LABEL,
-} from '../api/proxy-pool.js';
+import { RECYCLE_ANNOTATION } from '../api/proxy-pool.js';
 import { type OpLogger, silentOpLogger } from '../domain/op-logger.js';
 import type { ProxyUsers } from '../gateway/basic-auth.js';
 import type { GatewayMetrics } from '../gateway/gateway-metrics.js';
-import { type RunningGateway, startGateway } from '../gateway/gateway-server.js';
+import type { RunningGateway } from '../gateway/gateway-server.js';
 import { specSettings, wakeSettings } from '../gateway/spec-settings.js';
-import { type AutoscaleDecision, autoscalePolicy, planAutoscale } from '../pool/autoscale-plan.js';
-import { type DistinctEgressVerdict, distinctEgressCondition } from '../pool/distinct-egress.js';
-import {
-  DEFAULT_DRAIN_TIMEOUT_MS,
-  type DrainingMember,
-  drainsEnded,
-  reinstated,
-  splitDeletions,
-} from '../pool/member-drain.js';
+import type { AutoscaleDecision } from '../pool/autoscale-plan.js';
+import { DEFAULT_DRAIN_TIMEOUT_MS, splitDeletions } from '../pool/member-drain.js';
 import { memberName } from '../pool/member-name.js';
 import { planInputFor } from '../pool/plan-input.js';
 import { planPool } from '../pool/plan-pool.js';
 import type { PoolDocument } from '../pool/pool-documents.js';
-import { gatewayMember, memberReady, poolMemberStatus } from '../pool/pool-member.js';
+import { gatewayMember, memberReady } from '../pool/pool-member.js';
 import { templateHash } from '../pool/template-hash.js';
 import type { FileProxyStore } from './file-proxy-store.js';
+import { memberDocument } from './member-document.js';
+import { markDeletions, settleDrains } from './member-drains.js';
 import {
   type AutoscaleRecord,
   type MemberRecord,
-  type PoolAutoscaleView,
   type PoolState,
   readPoolState,
   writePoolState,
 } from './member-file.js';
+import { autoscaleRound } from './pool-autoscale.js';
+import { startPoolGateway } from './pool-gateway-start.js';
+import { type PoolMemberChange, type PoolScaleChange, type PoolView, poolView } from './pool-view.js';
 import type { LoadedDocuments, ProxyDocument } from './proxy-documents.js';
 
 export type { PoolAutoscaleView } from './member-file.js';
-
-/** What `up` shows about a pool: the counts and members of the cluster's status, by the same names. */
-export interface PoolView {
-  key: string;
-  /** spec.replicas: how many members the pool wants. */
-  desired: number;
-  /** Members that exist. */
-  replicas: number;
-  ready: number;
-  /** Members made from the current template. */
-  updated: number;
-  members: PoolMemberStatus[];
-  /** The in-process gateway's URL. */
-  gateway?: string;
-  /** Its SOCKS5 listener's `socks5h://host:port`, when `--gateway-socks-listen` asked for one. */
-  gatewaySocks?: string;
-  /** Members chosen to go that still carry connections: they get no new work, and go when those end. */
-  draining?: string[];
-  /** Whether the Ready members leave from distinct addresses, as the cluster's DistinctEgress condition says. */
-  distinctEgress?: DistinctEgressVerdict;
-  /** With spec.autoscale: the bounds, the load the gateway saw and why the size is what it is. */
-  autoscale?: PoolAutoscaleView;
-}
-
-/** A member of a pool under `up` entered or left cooldown; `view` is the pool as it is now. */
-export interface PoolMemberChange {
-  view: PoolView;
-  member: string;
-  cooledDown: boolean;
-  reason?: string;
-}
-
-/** The autoscaler of a pool under `up` changed its size or its reason. */
-export interface PoolScaleChange {
-  pool: string;
-  from: number;
-  to: number;
-  /** The Scaling reason (ScalingUp, ScalingDown, Idle, WakingOnDemand...) and its message. */
-  reason: string;
-  message: string;
-}
+export type { PoolMemberChange, PoolScaleChange, PoolView } from './pool-view.js';
 
 export interface StandalonePoolsOptions {
   stateDir: string;
@@ -151,7 +102,7 @@ export class StandalonePools {
       }
     const out: ProxyDocument[] = [];
     for (const [key, d] of this.#docs)
-      for (const m of this.#state.members[key] ?? []) out.push(this.#memberDocument(d, m));
+      for (const m of this.#state.members[key] ?? []) out.push(memberDocument(d, m));
     return out;
   }
 
@@ -181,51 +132,17 @@ export class StandalonePools {
   }
 
   views(): PoolView[] {
-    return [...this.#docs.entries()].map(([key, d]) => {
-      const records = this.#state.members[key] ?? [];
-      const members = records.map((m) => {
-        const { proxy, cooledDown } = this.#observe(d, m);
-        return poolMemberStatus(proxy, { cooledDown, createdAt: new Date(m.createdAt).toISOString() });
-      });
-      const hash = templateHash(d.spec.template);
-      const g = this.#gateways.get(key);
-      const draining = records.filter((m) => m.draining).map((m) => m.name);
-      const decision = this.#decisions.get(key);
-      const as = d.spec.autoscale;
-      return {
+    return [...this.#docs.entries()].map(([key, d]) =>
+      poolView({
         key,
+        doc: d,
+        records: this.#state.members[key] ?? [],
+        observe: (m) => this.#observe(d, m),
         desired: this.#desired(key, d),
-        replicas: members.length,
-        ready: members.filter((m) => m.ready).length,
-        updated: records.filter((m) => m.templateHash === hash).length,
-        members,
-        ...(draining.length ? { draining } : {}),
-        ...(g ? { gateway: g.url } : {}),
-        ...(g?.socks ? { gatewaySocks: g.socks.url } : {}),
-        distinctEgress: distinctEgressCondition(
-          records.map((m, i) => ({
-            name: m.name,
-            createdAt: m.createdAt,
-            ready: members[i]?.ready ?? false,
-            ...(members[i]?.egressIP ? { egressIP: members[i]?.egressIP } : {}),
-          })),
-          d.spec.rotation?.onDuplicateEgress,
-        ),
-        ...(as
-          ? {
-              autoscale: {
-                min: as.minReplicas,
-                max: as.maxReplicas,
-                activeConnections: decision?.load.activeConnections ?? 0,
-                requestsPerSecond: decision?.load.requestsPerSecond ?? 0,
-                waiting: decision?.load.waiting ?? 0,
-                reason: decision?.reason ?? 'Idle',
-                message: decision?.message ?? 'not planned yet',
-              },
-            }
-          : {}),
-      };
-    });
+        gateway: this.#gateways.get(key),
+        decision: this.#decisions.get(key),
+      }),
+    );
   }
 
   /** The size the pool wants: spec.replicas, or with autoscale the autoscaler's last choice. */
@@ -285,18 +202,7 @@ export class StandalonePools {
     const as = d.spec.autoscale;
     if (!as) return false;
     const prev: AutoscaleRecord = this.#state.autoscale?.[key] ?? { replicas: d.spec.replicas };
-    const load = this.#gateways.get(key)?.load();
-    const now = this.#now();
-    const decision = planAutoscale({
-      policy: autoscalePolicy(as),
-      current: prev.replicas,
-      reports: load ? [{ source: 'up', ...load }] : [],
-      // In-process, the report is taken now; it is never stale.
-      staleAfterMs: Number.POSITIVE_INFINITY,
-      now,
-      ...(prev.lastActiveTime !== undefined ? { lastActiveTime: prev.lastActiveTime } : {}),
-      ...(prev.lastScaleTime !== undefined ? { lastScaleTime: prev.lastScaleTime } : {}),
-    });
+    const { decision, next } = autoscaleRound(as, prev, this.#gateways.get(key)?.load(), this.#now());
     const old = this.#decisions.get(key);
     this.#decisions.set(key, decision);
     if (decision.replicas !== prev.replicas || old?.reason !== decision.reason) {
@@ -307,11 +213,6 @@ export class StandalonePools {
       const change = { pool: key, from: prev.replicas, to: decision.replicas, reason: decision.reason };
       for (const l of this.#scaleListeners) l({ ...change, message: decision.message });
     }
-    const next: AutoscaleRecord = {
-      replicas: decision.replicas,
-      lastActiveTime: decision.lastActiveTime,
-      ...(decision.lastScaleTime !== undefined ? { lastScaleTime: decision.lastScaleTime } : {}),
-    };
     this.#state.autoscale = { ...this.#state.autoscale, [key]: next };
     // The clocks move every round; the file is written when the size changes.
     return decision.replicas !== prev.replicas;
@@ -353,14 +254,7 @@ export class StandalonePools {
       }
       if (plan.create.length || plan.delete.length) {
         const { deleteNow, drain } = splitDeletions(plan.delete, open, this.#now());
-        const gone = new Set(deleteNow.map((x) => x.name));
-        const drained = new Map(drain.map((x) => [x.name, x]));
-        const next: MemberRecord[] = members
-          .filter((m) => !gone.has(m.name))
-          .map((m) => {
-            const x = drained.get(m.name);
-            return x ? { ...m, draining: { since: x.since, reason: x.reason } } : m;
-          });
+        const next = markDeletions(members, deleteNow, drain);
         for (const t of plan.create)
           next.push({
             name: memberName(d.name),
@@ -408,47 +302,24 @@ export class StandalonePools {
     if (gatewayStarted) store.flush();
   }
 
-  /**
-   * Ends the drains that are done (the member's last connection closed, or the drain timeout
-   * passed: it is deleted) and takes draining members back when the pool wants more members than
-   * it keeps. Returns whether the members changed.
-   */
+  /** The drain's bookkeeping for one pool (see member-drains.ts), logged. Returns whether the members changed. */
   #settleDrains(key: string, d: PoolDocument, open: (name: string) => number): boolean {
-    const members = this.#state.members[key] ?? [];
-    const draining: DrainingMember[] = members.flatMap((m) =>
-      m.draining ? [{ name: m.name, ...m.draining }] : [],
-    );
-    if (!draining.length) return false;
-    const ended = drainsEnded(
-      draining,
+    const settled = settleDrains(this.#state.members[key] ?? [], {
       open,
-      this.#now(),
-      this.#opts.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-    );
-    const gone = new Set(ended.map((e) => e.name));
-    const serving = members.filter((m) => !m.draining).length;
-    const back = new Set(
-      reinstated(
-        draining.filter((x) => !gone.has(x.name)),
-        this.#desired(key, d) - serving,
-      ),
-    );
-    if (!gone.size && !back.size) return false;
-    this.#state.members[key] = members
-      .filter((m) => !gone.has(m.name))
-      .map((m) => {
-        if (!back.has(m.name)) return m;
-        const { draining: _, ...rest } = m;
-        return rest;
-      });
-    for (const e of ended)
+      now: this.#now(),
+      timeoutMs: this.#opts.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+      desired: this.#desired(key, d),
+    });
+    if (!settled) return false;
+    this.#state.members[key] = settled.members;
+    for (const e of settled.ended)
       this.#log.info(
         { pool: key, member: e.name, open: open(e.name) },
         e.why === 'drained'
           ? 'pool: member drained; deleting it'
           : 'pool: member still carries connections at the drain timeout; deleting it',
       );
-    for (const name of back)
+    for (const name of settled.back)
       this.#log.info(
         { pool: key, member: name },
         'pool: the pool wants more members again; a draining member serves again',
@@ -458,30 +329,9 @@ export class StandalonePools {
 
   /** A member's Proxy as the store has it (before its first scan: the document it will get), and its cooldown. */
   #observe(d: PoolDocument, m: MemberRecord) {
-    const proxy = this.#store?.get(`${d.namespace}/${m.name}`) ?? this.#memberDocument(d, m).proxy;
+    const proxy = this.#store?.get(`${d.namespace}/${m.name}`) ?? memberDocument(d, m).proxy;
     const cooled = this.#gateways.get(`${d.namespace}/${d.name}`)?.members.cooledDown() ?? [];
     return { proxy, ready: memberReady(proxy), cooledDown: cooled.some((c) => c.member === m.name) };
-  }
-
-  #memberDocument(d: PoolDocument, m: MemberRecord): ProxyDocument {
-    const t = d.spec.template;
-    const placement = { ...t.placement, ...(m.zone ? { zone: m.zone } : {}) };
-    const proxy: ProxyObject = {
-      apiVersion: 'egress-proxies.dev/v1alpha1',
-      kind: 'Proxy',
-      metadata: {
-        name: m.name,
-        namespace: d.namespace,
-        labels: { [POOL_LABEL]: d.name, [TEMPLATE_HASH_LABEL]: m.templateHash },
-      },
-      spec: {
-        ...t,
-        ...(m.provider ? { provider: m.provider } : {}),
-        ...(Object.keys(placement).length ? { placement } : {}),
-      },
-    };
-    // The file a member "comes from" is its pool's, so an unreadable pool file keeps it.
-    return { file: d.file, index: d.index, proxy };
   }
 
   async #ensureGateway(key: string, d: PoolDocument): Promise<void> {
@@ -509,27 +359,11 @@ export class StandalonePools {
       },
       onRecover: (member: string) => this.#memberChanged(key, member, false),
     };
-    const socks = this.#opts.gatewaySocks;
     const start = (async () => {
-      const port = gw?.port ?? 8080;
-      try {
-        this.#gateways.set(key, await startGateway({ ...opts, port, ...(socks ? { socks } : {}) }));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-        // Two pools cannot share a port (the HTTP one from their specs, the SOCKS5 one from the flag).
-        this.#log.warn(
-          { pool: key, port, socks },
-          'pool: gateway port in use; listening on a free port instead',
-        );
-        this.#gateways.set(
-          key,
-          await startGateway({
-            ...opts,
-            port: 0,
-            ...(socks ? { socks: { host: socks.host, port: 0 } } : {}),
-          }),
-        );
-      }
+      this.#gateways.set(
+        key,
+        await startPoolGateway(opts, gw?.port ?? 8080, this.#opts.gatewaySocks, this.#log),
+      );
     })().finally(() => this.#starting.delete(key));
     this.#starting.set(key, start);
     return start;

@@ -32,6 +32,12 @@ export interface RunningStatusPage {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** The request's path without its query, read once per request. */
+const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?')[0] ?? '/';
+
+/** The page itself (the HTML), as opposed to its API. */
+const isPage = (path: string) => path === '/' || path === '/index.html';
+
 /**
  * The status page: `/` the HTML, `/api/status` the data as JSON, `/api/events` the same data as
  * server-sent events: the whole data first, then a `patch` event each time it changes. Read-only (GET and HEAD only).
@@ -50,13 +56,12 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
     const message = `event: patch\ndata: ${JSON.stringify(patch)}\n\n`;
     for (const s of streams) s.write(message);
   };
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0];
+  const handle = (req: IncomingMessage, res: ServerResponse, path: string) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
-    if (path === '/' || path === '/index.html') {
+    if (isPage(path)) {
       res
         .writeHead(200, {
           'content-type': 'text/html; charset=utf-8',
@@ -95,15 +100,15 @@ export async function startStatusPage(opts: StatusPageOptions): Promise<RunningS
     const authenticate = opts.authenticate;
     // The page itself holds no data (it asks for a token and then reads the API with it); only
     // the API is behind authentication.
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (!authenticate || path === '/' || path === '/index.html') return handle(req, res);
+    const path = pathOf(req);
+    if (!authenticate || isPage(path)) return handle(req, res, path);
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     void authenticate(req.headers, gone.signal)
       .catch((): AuthDecision => ({ ok: false, status: 503, message: 'cannot verify the request now' }))
       .then((d) => {
         if (!d.ok) return deny(res, d);
-        handle(req, res);
+        handle(req, res, path);
         if (res.writableEnded) return;
         const recheck = setInterval(() => {
           void authenticate(req.headers, gone.signal)

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeControlPlane } from '@egress-proxies/testenv-kube';
+import { type KubeControlPlane, kubeToolEnv } from '@egress-proxies/testenv-kube';
 import { parse, parseAllDocuments } from 'yaml';
 
 /** helm, built from its Go module once per machine (cached) like the control plane; its path. */
@@ -19,20 +19,8 @@ export interface KubeconfigDir {
   remove(): void;
 }
 
-/**
- * The environment for helm and kubectl against a test's API server: kubectl's discovery cache
- * (helm keeps one too) and helm's cache, config and data homes in `dir`, so a run leaves nothing
- * in the home directory.
- */
-export function toolEnv(dir: string): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    KUBECACHEDIR: join(dir, 'kube-cache'),
-    HELM_CACHE_HOME: join(dir, 'helm-cache'),
-    HELM_CONFIG_HOME: join(dir, 'helm-config'),
-    HELM_DATA_HOME: join(dir, 'helm-data'),
-  };
-}
+/** The environment for helm and kubectl against a test's API server (their caches and homes in `dir`). */
+export const toolEnv = kubeToolEnv;
 
 /** A private temp dir holding an admin kubeconfig for `cp`, for helm and kubectl. */
 export function kubeconfigDir(cp: KubeControlPlane, prefix: string): KubeconfigDir {

@@ -1,8 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { KubeControlPlane, KubeUser } from '@egress-proxies/testenv-kube';
 
 export const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+
+/** MAIN, failing loudly when the package is not built (tests run the built CLI). */
+function builtMain(): string {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the package first (pnpm build)`);
+  return MAIN;
+}
 
 export interface CliResult {
   status: number | null;
@@ -22,14 +29,39 @@ export const upDemoArgs = (docs: string, providers: string, stateDir: string): s
   '--demo',
 ];
 
+/**
+ * The argv (after node) of the built operator's `run` against `cp` as `user` (the admin when
+ * none) with an empty providers config, both files written in `dir`; `more` flags follow.
+ */
+export function operatorRunArgs(
+  o: { cp: KubeControlPlane; dir: string; installation: string; user?: KubeUser },
+  more: string[],
+): string[] {
+  const kubeconfig = join(o.dir, `kubeconfig-${o.installation}`);
+  const providers = join(o.dir, 'providers.yaml');
+  writeFileSync(kubeconfig, o.cp.kubeconfig(o.user));
+  writeFileSync(providers, '[]\n');
+  return [
+    builtMain(),
+    'run',
+    '--kubeconfig',
+    kubeconfig,
+    '--providers-config',
+    providers,
+    '--installation-id',
+    o.installation,
+    ...more,
+  ];
+}
+
 /** Runs the built CLI without blocking the worker (a slow command would starve vitest's RPC). */
 export function runCli(
   args: string[],
   opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the package first (pnpm build)`);
+  const main = builtMain();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main, ...args], { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {

@@ -97,19 +97,13 @@ ${specLines}  gateway: {port: ${this.echo.port}}
    * Polls `fn` every 100 ms until it returns a value; after `timeoutMs` fails naming `what` and
    * `context()` (the pools' views by default).
    */
-  async waitFor<T>(
+  waitFor<T>(
     what: string,
     fn: () => T | undefined | false,
     context: () => string = () => `pools: ${JSON.stringify(this.sa?.pools.views())}`,
     timeoutMs = 60_000,
   ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = fn();
-      if (v !== undefined && v !== false) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${context()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    return pollUntil(what, fn, context, timeoutMs, 100);
   }
 
   /** Stops `up`, brings down whatever it left, stops the echo server and removes the directory. */
@@ -120,4 +114,50 @@ ${specLines}  gateway: {port: ${this.echo.port}}
     await this.#echo?.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Polls `fn` every `everyMs` until it gives a value; past `timeoutMs` fails naming `what` and `context()`. */
+async function pollUntil<T>(
+  what: string,
+  fn: () => T | undefined | false,
+  context: () => string,
+  timeoutMs: number,
+  everyMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${context()}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Polls `fn` every 50 ms until it gives a value; past `timeoutMs` fails naming `what` and `context()` (as JSON). */
+export function waitFor<T>(
+  what: string,
+  fn: () => T | undefined | false,
+  context: () => unknown = () => '',
+  timeoutMs = 90_000,
+): Promise<T> {
+  return pollUntil(what, fn, () => JSON.stringify(context()), timeoutMs, 50);
+}
+
+/**
+ * The harness as a plain object, set up: `start` runs `up`, `running` is the run, `cleanup` is
+ * `close`.
+ */
+export async function localUp(prefix: string, ports: { min: number; max: number }) {
+  const h = new StandalonePoolHarness(prefix, ports);
+  await h.setup();
+  return {
+    echo: h.echo,
+    stateDir: h.stateDir,
+    docsPath: h.docsPath,
+    get running() {
+      return h.sa;
+    },
+    start: (extra: Partial<StandaloneOptions> = {}) => h.start(extra),
+    cleanup: () => h.close(),
+  };
 }

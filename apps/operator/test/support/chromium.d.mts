@@ -1,0 +1,4 @@
+import type { Browser } from 'playwright-core';
+
+export declare const CHROMIUM: string;
+export declare function launchChromium(dir: string, executablePath?: string): Promise<Browser>;
