@@ -127,7 +127,8 @@ beforeAll(async () => {
 }, CONTROL_PLANE_BUDGET_MS);
 
 afterAll(async () => {
-  if (run && run.exitCode === null) {
+  // Still running: neither exited nor ended by a signal (waiting on a dead process's exit hangs).
+  if (run && run.exitCode === null && run.signalCode === null) {
     const exited = new Promise((r) => run?.once('exit', r));
     run.kill('SIGTERM');
     await exited;
@@ -392,5 +393,24 @@ describe('the status page in the cluster', () => {
     run.kill('SIGTERM');
     expect(await exited).toBe(0);
     for (const t of [reader.token, outsider.token, operator.token]) expect(out).not.toContain(t);
+  });
+
+  it('stops cleanly on a SIGTERM that comes while it is still starting (the page up, the operator not yet)', async () => {
+    const early = spawn(process.execPath, runArgs(operator, 'early-stop'), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<number | null>((r) => early.once('exit', r));
+    early.stderr?.on('data', (c) => {
+      out += c;
+    });
+    early.stdout?.on('data', (c) => {
+      out += c;
+      // At once: the operator starts after the page, so the signal lands in its start.
+      if (!early.killed && out.includes('"status page listening"')) early.kill('SIGTERM');
+    });
+    // Before, the signal's default action ended the process (no exit code, nothing closed).
+    expect(await exited).toBe(0);
+    expect(out).toContain('"stopping"');
   });
 });

@@ -77,6 +77,10 @@ async function runOperator(flags: RunFlags): Promise<number> {
     flags.logLevel,
     flags.logFormat === 'text' ? textDestination() : undefined,
   );
+  // Trapped before anything starts: a SIGTERM while the page or the operator is still starting
+  // (a rollout that replaces a pod at once) stops them cleanly after the start, instead of
+  // killing the process by the signal's default action with nothing closed.
+  const stop = stopRequested();
   const tracing = startTracing(flags.otlpEndpoint ? { endpoint: flags.otlpEndpoint } : {});
   const kc = await loadKubeConfig(flags);
   let exitCode = 0;
@@ -110,7 +114,7 @@ async function runOperator(flags: RunFlags): Promise<number> {
     ...(flags.namespace ? { namespace: flags.namespace } : {}),
   });
   pools.start();
-  await stopRequested();
+  await stop;
   log.info({}, 'stopping');
   await page?.close();
   await pools.stop();
