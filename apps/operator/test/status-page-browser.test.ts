@@ -95,21 +95,20 @@ describe('the status page', () => {
       await page.goto(url);
       // Live: the page was loaded before the members were Ready; the events bring them in.
       const rows = page.locator('table[data-pool="default/crawl"] tbody tr');
-      await page
-        .waitForFunction(
-          // Run in the page (a string: this file is compiled without the DOM's types).
-          `[...document.querySelectorAll('table[data-pool="default/crawl"] tbody tr')].filter((r) =>
-            /^127\\./.test(r.querySelector('[data-key="seenEgress"]')?.textContent ?? '')).length === 2`,
-          undefined,
-          { timeout: 60_000 },
-        )
-        .catch(async (err) => {
-          // What the page and the endpoint showed, to see which side is behind.
-          const api = await (await fetch(`${url}api/status`)).text();
-          throw new Error(
-            `${err}\npage: ${await page.locator('main').textContent()}\nerrors: ${errors.join('; ')}\napi: ${api}`,
-          );
-        });
+      // Polled from here, not with waitForFunction: the page's CSP forbids eval, which
+      // playwright's in-page polling of a predicate needs once its first check is false.
+      const seenFromLoopback = async () =>
+        (await rows.locator('[data-key="seenEgress"]').allTextContents()).filter((t) => /^127\./.test(t))
+          .length;
+      try {
+        await expect.poll(seenFromLoopback, { timeout: 60_000 }).toBe(2);
+      } catch (err) {
+        // What the page and the endpoint showed, to see which side is behind.
+        const api = await (await fetch(`${url}api/status`)).text();
+        throw new Error(
+          `${err}\npage: ${await page.locator('main').textContent()}\nerrors: ${errors.join('; ')}\napi: ${api}`,
+        );
+      }
       const seen = await rows.locator('[data-key="seenEgress"]').allTextContents();
       const names = await rows.locator('[data-key="name"]').allTextContents();
       // What the page shows is what its JSON endpoint (as curl reads it) says now.
