@@ -15,7 +15,7 @@ import { SessionTable, sessionHash } from '../src/gateway/session-table.js';
 import { busyByMember } from '../src/pool/autoscale-plan.js';
 import { DRAINING_ANNOTATION } from '../src/pool/drain-mark.js';
 import { CONTROL_PLANE_BUDGET_MS, startClusterWithCrds, waitFor } from './support/cluster.js';
-import { chartGatewayRules } from './support/helm.js';
+import { chartGatewayRules, toolEnv } from './support/helm.js';
 import { MAIN } from './support/run-cli.js';
 import {
   echoes,
@@ -342,7 +342,7 @@ describe('ProxyPool autoscale in the cluster', () => {
       // Its discovery cache in the test's dir, not the home directory.
       const r = spawnSync('kubectl', [...args, '-n', NS, '--kubeconfig', kubeconfig], {
         encoding: 'utf8',
-        env: { ...process.env, KUBECACHEDIR: join(dir, 'kube-cache') },
+        env: toolEnv(dir),
       });
       if (r.error || r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.error ?? r.stderr}`);
       return r.stdout.trim();

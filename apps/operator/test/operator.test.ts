@@ -24,6 +24,7 @@ import {
   TOKEN,
   writeProvidersConfig,
 } from './support/harness.js';
+import { toolEnv } from './support/helm.js';
 
 const NS = 'team-a';
 let cp: KubeControlPlane;
@@ -106,7 +107,7 @@ describe('operator against a real API server', () => {
       // Its discovery cache in the test's dir, not the home directory.
       const r = spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...args], {
         encoding: 'utf8',
-        env: { ...process.env, KUBECACHEDIR: join(h.dir, 'kube-cache') },
+        env: toolEnv(h.dir),
       });
       if (r.error || r.status !== 0)
         throw new Error(`kubectl ${args.join(' ')}: ${r.error?.message ?? r.stderr}`);
