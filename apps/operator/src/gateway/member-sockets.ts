@@ -1,0 +1,111 @@
+import { connect, type Socket } from 'node:net';
+import type { GatewayMember } from './member-table.js';
+
+/** What a member connection reports to the exchange that holds it. */
+export interface MemberConnOwner {
+  onConnect(): void;
+  onData(chunk: Buffer): void;
+  /** The socket closed; `error` is its error code, if it failed. */
+  onClose(error: string | undefined): void;
+  onTimeout(): void;
+}
+
+/** One raw TCP connection to a member: its listeners are set once and call whoever holds it. */
+export class MemberConn {
+  owner: MemberConnOwner | undefined;
+  /** It served an answer before (a reused keep-alive connection). */
+  reused = false;
+  error: string | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly socket: Socket,
+    idle: (conn: MemberConn) => void,
+  ) {
+    socket.on('connect', () => this.owner?.onConnect());
+    socket.on('data', (c: Buffer) => {
+      if (this.owner) this.owner.onData(c);
+      else socket.destroy(); // an idle connection that speaks is done for
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      this.error = err.code ?? err.message;
+    });
+    socket.on('timeout', () => {
+      if (this.owner) this.owner.onTimeout();
+      else socket.destroy(); // idle too long: the member would close it soon anyway
+    });
+    socket.on('close', () => {
+      const owner = this.owner;
+      this.owner = undefined;
+      if (owner) owner.onClose(this.error);
+      else idle(this);
+    });
+  }
+}
+
+/**
+ * Keep-alive connections to the members for the raw plain-HTTP path, last used first (the warm
+ * one, and the others age out), at most `maxFree` idle in all. An idle connection is dropped when
+ * it speaks, closes or sits past `idleMs` (under the members' own keep-alive timeout, so a reused
+ * one is rarely stale).
+ */
+export class MemberSockets {
+  readonly #idle = new Map<string, MemberConn[]>();
+  #free = 0;
+
+  constructor(
+    readonly maxFree = 256,
+    readonly idleMs = 4_000,
+  ) {}
+
+  /** An idle connection to `member`, or a new one (connecting: its owner hears `onConnect`). */
+  take(member: GatewayMember): MemberConn {
+    const key = `${member.host}:${member.port}`;
+    const conn = this.#idle.get(key)?.pop();
+    if (conn) {
+      this.#free--;
+      conn.socket.setTimeout(0);
+      return conn;
+    }
+    return this.open(member);
+  }
+
+  /** Always a new connection. */
+  open(member: GatewayMember): MemberConn {
+    const socket = connect({ host: member.host, port: member.port, noDelay: true });
+    return new MemberConn(`${member.host}:${member.port}`, socket, (c) => this.#forget(c));
+  }
+
+  /** Back to the pool after a complete answer the member keeps the connection open after. */
+  give(conn: MemberConn): void {
+    conn.owner = undefined;
+    if (this.#free >= this.maxFree || conn.socket.destroyed) return void conn.socket.destroy();
+    conn.reused = true;
+    conn.socket.setTimeout(this.idleMs);
+    let list = this.#idle.get(conn.key);
+    if (!list) {
+      list = [];
+      this.#idle.set(conn.key, list);
+    }
+    list.push(conn);
+    this.#free++;
+  }
+
+  /** Idle connections in all (tests). */
+  get free(): number {
+    return this.#free;
+  }
+
+  close(): void {
+    for (const list of this.#idle.values()) for (const c of list) c.socket.destroy();
+  }
+
+  #forget(conn: MemberConn): void {
+    const list = this.#idle.get(conn.key);
+    const i = list ? list.indexOf(conn) : -1;
+    if (i < 0 || !list) return;
+    list.splice(i, 1);
+    this.#free--;
+    if (list.length === 0) this.#idle.delete(conn.key);
+  }
+}
