@@ -20,6 +20,8 @@ const CRLF2 = Buffer.from('\r\n\r\n');
 const EMPTY = Buffer.alloc(0);
 /** A member's response head larger than this is garbage. */
 const MAX_RESPONSE_HEAD = 64 * 1024;
+/** An answer body up to this size that came with its head goes out with it in one write. */
+const SMALL = 4096;
 /** Client bytes buffered while a request is in flight (pipelining) before reading pauses. */
 const MAX_BUFFERED = 64 * 1024;
 
@@ -376,6 +378,8 @@ class Exchange implements MemberConnOwner {
 
   onData(c: Buffer): void {
     let off = 0;
+    /** The final head for the client, when it came in this chunk. */
+    let head: string | undefined;
     if (!this.#body) {
       const all = this.#resHead.length ? Buffer.concat([this.#resHead, c]) : c;
       const end = all.indexOf(CRLF2);
@@ -396,7 +400,7 @@ class Exchange implements MemberConnOwner {
         return;
       }
       c = all;
-      this.#answered(res.status, res.head, res.framing, res.length, res.keepAlive);
+      head = this.#answered(res.status, res.head, res.framing, res.length, res.keepAlive);
     }
     const body = this.#body as BodyFraming;
     let n: number;
@@ -408,22 +412,32 @@ class Exchange implements MemberConnOwner {
     }
     if (n) {
       this.#stats.bytesDown += n;
-      const chunk = off === 0 && n === c.length ? c : c.subarray(off, off + n);
-      this.#toClient(chunk, body.kind === 'close');
+      if (head !== undefined && n <= SMALL && body.kind !== 'close') {
+        // A small answer that came whole leaves in one write (one system call): its body bytes
+        // survive latin1 unchanged.
+        this.#conn.socket.write(head + c.toString('latin1', off, off + n), 'latin1');
+        head = undefined;
+      } else {
+        if (head !== undefined) this.#conn.socket.write(head, 'latin1');
+        head = undefined;
+        const chunk = off === 0 && n === c.length ? c : c.subarray(off, off + n);
+        this.#toClient(chunk, body.kind === 'close');
+      }
     }
+    if (head !== undefined) this.#conn.socket.write(head, 'latin1');
     // A member that says more than one answer is not to be trusted with another request.
     if (off + n < c.length) this.#reusable = false;
     if (body.done) this.#complete();
   }
 
-  /** The final head: counted, checked for a ban, relayed with the member's name. */
+  /** The final head: counted, checked for a ban; returns it for the client, with the member's name. */
   #answered(
     status: number,
     head: string,
     framing: 'length' | 'chunked' | 'close',
     length: number,
     keepAlive: boolean,
-  ): void {
+  ): string {
     const { ctx } = this.#conn;
     const member = this.#choice.member.name;
     this.#up?.socket.setTimeout(0);
@@ -436,12 +450,12 @@ class Exchange implements MemberConnOwner {
     // A body that runs to the member's close goes on chunked, so the client connection stays open.
     if (!bodiless && framing === 'close') out += 'transfer-encoding: chunked\r\n';
     if (this.#req.close || ctx.draining()) out += 'connection: close\r\n';
-    this.#conn.socket.write(`${out}\r\n`, 'latin1');
     if (ctx.debug)
       ctx.log.debug(
         { member, kind: 'http', method: this.#req.method, status, session: this.#id.session },
         'gateway: request',
       );
+    return `${out}\r\n`;
   }
 
   #toClient(chunk: Buffer, rechunk: boolean): void {
