@@ -364,6 +364,13 @@ describe('gateway: what the raw path hands to the http path is answered as befor
     expect(statuses(c.received())).toEqual([200, 400]);
     expect(c.received()).toMatch(/\r\n\r\nmalformed HTTP request\n$/);
     expect(g.rawHttp).toEqual({ served: 1, handedOff: 1 });
+    // A first line that is no proxy request goes to the http path as soon as it is in, not at the
+    // end of a head that may never come: answered 400 at once, not 408 at the header timeout.
+    const early = rawClient(g.port);
+    early.s.write('NOT HTTP AT ALL\r\n');
+    await early.closed;
+    expect(statuses(early.received())).toEqual([400]);
+    expect(g.rawHttp).toEqual({ served: 1, handedOff: 2 });
   });
 
   it('bad auth, then good auth on the same connection', async () => {
