@@ -263,6 +263,23 @@ describe('gateway: the raw plain-HTTP path', () => {
     expect(accepted).toBe(2);
   });
 
+  it('a member that answers before the request body is through is not reused, and the client connection closes', async () => {
+    let accepted = 0;
+    const m = await handMember('m-early', (s) =>
+      s.write('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n'),
+    );
+    servers.at(-1)?.on('connection', () => accepted++);
+    const g = await gateway({}, [m]);
+    const c = rawClient(g.port);
+    c.s.write('POST http://example.test/up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello');
+    await c.closed;
+    expect(statuses(c.received())).toEqual([413]);
+    const next = rawClient(g.port);
+    next.s.write(get('http://example.test/next'));
+    await next.until((t) => t.startsWith('HTTP/1.1 413'), 'the second answer');
+    expect(accepted).toBe(2);
+  });
+
   it('a member answering garbage is its failure: cooled down, the request goes to another member', async () => {
     const bad = await handMember('m-garbage', (s) => s.write('SSH-2.0-OpenSSH\r\n\r\n'));
     const g = await gateway({ selection: 'round-robin' }, [bad, members[0] as TestMember]);

@@ -475,7 +475,9 @@ class Exchange implements MemberConnOwner {
   #complete(): void {
     if (this.#over) return;
     const up = this.#end();
-    if (up && this.#reusable) this.#conn.raw.pool.give(up);
+    // A member that answered before the whole request body reached it is not reused: the rest
+    // of that body would be read as the next request.
+    if (up && this.#reusable && this.#req.framing.done) this.#conn.raw.pool.give(up);
     else drop(up);
     this.#conn.finished(this.#req.close);
   }
