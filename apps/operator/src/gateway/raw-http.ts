@@ -247,7 +247,8 @@ class ClientConn {
   #end(): void {
     this.#phase = 'gone';
     this.#exchange?.clientGone();
-    this.socket.end();
+    // Not twice: a second end() builds an error object for nothing.
+    if (!this.socket.writableEnded) this.socket.end();
   }
 
   #close(): void {
@@ -287,7 +288,9 @@ class Exchange implements MemberConnOwner {
   readonly #req: RawRequest;
   readonly #id: ClientIdentity;
   readonly #retryable: boolean;
+  /** Members this request was tried on, once there is more than one (most requests try one). */
   #tried: Set<string> | undefined;
+  #triedFirst: string | undefined;
   #choice!: Choice;
   #stats!: MemberStats;
   #up: MemberConn | undefined;
@@ -315,7 +318,7 @@ class Exchange implements MemberConnOwner {
   choose(): Choice | undefined {
     const { ctx } = this.#conn;
     const pinning = ctx.rotate === 'per-connection' && this.#id.session === undefined;
-    const tried = this.#tried;
+    const tried = this.#tried ?? (this.#triedFirst === undefined ? undefined : new Set([this.#triedFirst]));
     if (pinning) {
       const name = ctx.pinned.get(this.#conn.socket);
       const member =
@@ -332,8 +335,11 @@ class Exchange implements MemberConnOwner {
     const { member } = choice;
     this.#choice = choice;
     this.#stale = stale;
-    if (!this.#tried) this.#tried = new Set();
-    this.#tried.add(member.name);
+    if (this.#triedFirst === undefined) this.#triedFirst = member.name;
+    else {
+      if (!this.#tried) this.#tried = new Set([this.#triedFirst]);
+      this.#tried.add(member.name);
+    }
     this.#stats = ctx.stats.member(member.name);
     if (!stale) this.#stats.http++;
     this.#release = ctx.hold(member.name);
@@ -522,7 +528,7 @@ class Exchange implements MemberConnOwner {
       this.#fault ??
       (!this.#connected ? 'connect-failed' : error ? 'member-reset' : 'member-closed');
     ctx.outcome(member, outcome, this.#cut ? 'ETIMEDOUT' : error);
-    if (worthRetrying(outcome) && this.#retryable && (this.#tried?.size ?? 0) < ctx.attempts) {
+    if (worthRetrying(outcome) && this.#retryable && (this.#tried?.size ?? 1) < ctx.attempts) {
       const next = this.choose();
       if (next) return void this.attempt(next, false);
       ctx.stats.reject('no-member');
