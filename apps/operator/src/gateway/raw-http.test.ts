@@ -306,6 +306,32 @@ describe('gateway: the raw plain-HTTP path', () => {
     expect(g.members.cooledDown().map((x) => x.reason)).toEqual(['member-garbage']);
   });
 
+  it('the drain: an idle connection closes at once, one in flight gets its answer with connection: close', async () => {
+    const m = await handMember('m-slow', (s) => {
+      setTimeout(() => s.write('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow'), 300);
+    });
+    // Closed by the test itself, not by afterEach.
+    const g = await startGateway({ pool: 'test' });
+    g.members.setMembers([m]);
+    const idle = rawClient(g.port);
+    idle.s.write(get('http://example.test/first'));
+    await idle.until((t) => t.endsWith('slow'), 'the first answer');
+    const busy = rawClient(g.port);
+    busy.s.write(get('http://example.test/second'));
+    await until(() => g.members.active('m-slow') === 1, 'the request in flight');
+    let idleClosedFirst = false;
+    void idle.closed.then(() => {
+      idleClosedFirst = !busy.received().includes('slow');
+    });
+    const closing = g.close(5_000);
+    await busy.closed;
+    await closing;
+    expect(idleClosedFirst).toBe(true);
+    expect(busy.received()).toMatch(/\r\nconnection: close\r\n\r\nslow$/);
+    expect(g.openConnections()).toBe(0);
+    expect(g.rawHttp?.served).toBe(2);
+  });
+
   it('cuts a slow head at the header timeout with 408, and closes a connection idle past the idle timeout', async () => {
     const g = await gateway({ headersTimeoutMs: 300, idleTimeoutMs: 300 });
     const slow = rawClient(g.port);
