@@ -11,6 +11,9 @@ import { MEMBER_HEADER, type RunningGateway, startGateway } from './gateway-serv
 import type { GatewayMember } from './member-table.js';
 
 let members: TestMember[] = [];
+/** 16 MiB no two 64 KiB reads of which are alike: a reused read buffer would show. */
+const BIG = Buffer.alloc(16 << 20);
+for (let i = 0; i < BIG.length; i += 4) BIG.writeUInt32LE(i, i);
 let origin: Server;
 let originUrl: string;
 /** Requests the origin saw: method, url, raw headers, body. */
@@ -202,6 +205,37 @@ describe('gateway: the raw plain-HTTP path', () => {
     expect(first).not.toMatch(/\r\nConnection: close\r\n/i);
     expect(first.replace(/^[\s\S]*?\r\n\r\n/, '')).toBe('a\r\nuntil the \r\n3\r\nend\r\n0\r\n\r\n');
     expect(g.members.cooledDown()).toEqual([]);
+  });
+
+  it('relays a 16 MiB answer to a client that reads in bursts, byte for byte', async () => {
+    const m = await handMember('m-big', (s) => {
+      s.write(`HTTP/1.1 200 OK\r\nContent-Length: ${BIG.length}\r\n\r\n`);
+      s.write(BIG);
+    });
+    const g = await gateway({}, [m]);
+    const s = connect(g.port, '127.0.0.1');
+    clients.push(s);
+    const parts: Buffer[] = [];
+    let got = 0;
+    const headEnd = `HTTP/1.1 200 OK\r\nContent-Length: ${BIG.length}\r\nx-egress-member: m-big\r\n\r\n`
+      .length;
+    await new Promise<void>((resolve, reject) => {
+      s.on('error', reject);
+      s.on('data', (c: Buffer) => {
+        parts.push(c);
+        got += c.length;
+        // A slow reader: the gateway's writes queue, and the member's reads go on meanwhile.
+        if (parts.length % 3 === 0) {
+          s.pause();
+          setTimeout(() => s.resume(), 1);
+        }
+        if (got >= headEnd + BIG.length) resolve();
+      });
+      s.write(get('http://example.test/big'));
+    });
+    const all = Buffer.concat(parts);
+    expect(all.subarray(0, headEnd).toString('latin1')).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(all.subarray(headEnd).equals(BIG)).toBe(true);
   });
 
   it('reads no body after HEAD, 204 and 304, and the connection goes on', async () => {

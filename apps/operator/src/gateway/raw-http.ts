@@ -391,7 +391,8 @@ class Exchange implements MemberConnOwner {
       const end = all.indexOf(CRLF2);
       if (end < 0) {
         if (all.length > MAX_RESPONSE_HEAD) return void this.#memberGarbage();
-        this.#resHead = all;
+        // Kept as a copy: the member connection's read buffer is reused by its next read.
+        this.#resHead = Buffer.from(all);
         return;
       }
       this.#resHead = EMPTY;
@@ -469,6 +470,8 @@ class Exchange implements MemberConnOwner {
     if (rechunk) client.write(`${chunk.length.toString(16)}\r\n`, 'latin1');
     const ok = client.write(chunk);
     if (rechunk) client.write('\r\n', 'latin1');
+    // Still queued, the chunk holds the member connection's read buffer: its next read gets another.
+    if (client.writableLength > 0 && this.#up) this.#up.lent = true;
     if (!ok) {
       const up = this.#up;
       if (!up) return;
