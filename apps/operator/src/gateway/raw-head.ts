@@ -6,7 +6,18 @@ import { BodyFraming } from './body-framing.js';
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const REQUEST_LINE = new RegExp(`^(${TOKEN}) (http://[\\x21-\\x7e]+) HTTP/1\\.1$`);
 // A field value: no control characters but HTAB (obs-text allowed, as Node allows it).
-const FIELD_LINE = new RegExp(`^(${TOKEN}):[\\t ]*([^\\x00-\\x08\\x0a-\\x1f\\x7f]*?)[\\t ]*$`);
+const FIELD_LINE = new RegExp(`^${TOKEN}:[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$`);
+/**
+ * The lengths of the names the parsers look at (content-length, transfer-encoding, expect,
+ * upgrade, connection and keep-alive, proxy-authorization, proxy-connection and x-egress-session,
+ * x-egress-ban): any other header is checked and kept without building its name or value.
+ */
+const NOTED = new Uint8Array(32);
+for (const n of [14, 17, 6, 7, 10, 19, 16, 12]) NOTED[n] = 1;
+
+/** The value of a header line whose colon is at `colon`, without the optional whitespace around it. */
+const fieldValue = (line: string, colon: number) => line.slice(colon + 1).replace(OWS, '');
+const OWS = /^[\t ]+|[\t ]+$/g;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\x00-\x08\x0a-\x1f\x7f]*)?$/;
 const DIGITS = /^\d{1,15}$/;
 
@@ -58,10 +69,14 @@ export function parseRawRequest(buf: Buffer, end: number, banHeader: string): Ra
   let session: string | undefined;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i] as string;
-    const m = FIELD_LINE.exec(line);
-    if (!m) return undefined; // obs-fold, a bare CR or LF, a bad name or value
-    const name = (m[1] as string).toLowerCase();
-    const value = m[2] as string;
+    if (!FIELD_LINE.test(line)) return undefined; // obs-fold, a bare CR or LF, a bad name or value
+    const colon = line.indexOf(':');
+    if (!NOTED[colon] && colon !== banHeader.length) {
+      upHead += `${line}\r\n`;
+      continue;
+    }
+    const name = line.slice(0, colon).toLowerCase();
+    const value = fieldValue(line, colon);
     switch (name) {
       case 'content-length':
         if (length !== undefined || !DIGITS.test(value)) return undefined;
@@ -132,10 +147,14 @@ export function parseRawResponse(buf: Buffer, end: number): RawResponse | undefi
   let keepAlive = s[1] === '1';
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i] as string;
-    const m = FIELD_LINE.exec(line);
-    if (!m) return undefined;
-    const name = (m[1] as string).toLowerCase();
-    const value = m[2] as string;
+    if (!FIELD_LINE.test(line)) return undefined;
+    const colon = line.indexOf(':');
+    if (!NOTED[colon]) {
+      head += `${line}\r\n`;
+      continue;
+    }
+    const name = line.slice(0, colon).toLowerCase();
+    const value = fieldValue(line, colon);
     if (name === 'content-length') {
       if (!DIGITS.test(value) || (length !== undefined && length !== value)) return undefined;
       length = value;
