@@ -97,8 +97,8 @@ class ClientConn {
     readonly raw: RawHttp,
     readonly socket: Socket,
   ) {
+    // (No setNoDelay: the server set it at accept, and it is a system call.)
     this.#headStart = Date.now();
-    socket.setNoDelay(true);
     socket.on('data', this.#onData);
     socket.on('end', this.#onEnd);
     socket.on('close', this.#onClose);
