@@ -5,7 +5,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo, connect, createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMember, type TestMember } from '../../test/support/through-gateway.js';
+import { startMember, startTcpEcho, type TestMember, tunnelVia } from '../../test/support/through-gateway.js';
 import { ProxyUsers } from './basic-auth.js';
 import { MEMBER_HEADER, type RunningGateway, startGateway } from './gateway-server.js';
 import type { GatewayMember } from './member-table.js';
@@ -448,6 +448,29 @@ describe('gateway: what the raw path hands to the http path is answered as befor
     await early.closed;
     expect(statuses(early.received())).toEqual([400]);
     expect(g.rawHttp).toEqual({ served: 1, handedOff: 2 });
+  });
+
+  it('a connection handed to the http path counts once against the per-address cap', async () => {
+    const echo = await startTcpEcho();
+    try {
+      const g = await gateway({ maxConnectionsPerClient: 2 });
+      // Two CONNECTs: each connection is read raw first, then handed to the http path.
+      const open = [await tunnelVia(g.port, echo.target), await tunnelVia(g.port, echo.target)];
+      expect(open.map((t) => t.status)).toEqual([200, 200]);
+      const over = rawClient(g.port);
+      await over.closed;
+      expect(statuses(over.received())).toEqual([429]);
+      open[0]?.socket.destroy();
+      // (A tunnel counts its client and its member socket.)
+      await until(() => g.openConnections() === 2, 'the tunnel to close');
+      const next = rawClient(g.port);
+      next.s.write(get(`${originUrl}/after`));
+      await next.until(whole(1), 'an answer');
+      expect(g.rawHttp).toEqual({ served: 1, handedOff: 2 });
+      open[1]?.socket.destroy();
+    } finally {
+      await echo.close();
+    }
   });
 
   it('bad auth, then good auth on the same connection', async () => {
