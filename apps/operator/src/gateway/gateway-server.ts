@@ -448,12 +448,13 @@ function connectHandler(serving: Serving) {
   };
 }
 
-/** How often the `http` server and the raw path look for heads and idle connections past their timeouts. */
-function checkEveryMs(limits: Required<GatewayLimits>): number {
-  return Math.max(
-    50,
-    Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.idleTimeoutMs) / 4)),
-  );
+/**
+ * How often the raw path looks for heads, idle connections and awaited answers past their
+ * timeouts: often enough that each is cut close to it.
+ */
+function checkEveryMs(limits: Required<GatewayLimits>, answerTimeoutMs: number): number {
+  const shortest = Math.min(limits.headersTimeoutMs, limits.idleTimeoutMs, answerTimeoutMs);
+  return Math.max(50, Math.min(1_000, Math.floor(shortest / 4)));
 }
 
 /**
@@ -470,7 +471,7 @@ function rawHttpFront(server: Server, serving: Serving): RawHttp {
     limits: serving.limits,
     demand: serving.demand,
     handOff: (s) => httpConnection.call(server, s),
-    checkEveryMs: checkEveryMs(serving.limits),
+    checkEveryMs: checkEveryMs(serving.limits, serving.ctx.answerTimeoutMs),
   });
   server.on('connection', (s: Socket) => {
     let refused = false;

@@ -26,6 +26,8 @@ export class MemberConn {
   reused = false;
   error: string | undefined;
   lent = false;
+  /** Since when it sits in the pool (the pool's sweep closes it past the idle time). */
+  idleSince = 0;
   readonly socket: Socket;
 
   constructor(
@@ -56,10 +58,8 @@ export class MemberConn {
     socket.on('error', (err: NodeJS.ErrnoException) => {
       this.error = err.code ?? err.message;
     });
-    socket.on('timeout', () => {
-      if (this.owner) this.owner.onTimeout();
-      else socket.destroy(); // idle too long: the member would close it soon anyway
-    });
+    // Only a connect runs under a socket timer; idle and answer times are swept.
+    socket.on('timeout', () => this.owner?.onTimeout());
     socket.on('close', () => {
       const owner = this.owner;
       this.owner = undefined;
@@ -72,8 +72,9 @@ export class MemberConn {
 /**
  * Keep-alive connections to the members for the raw plain-HTTP path, last used first (the warm
  * one, and the others age out), at most `maxFree` idle in all. An idle connection is dropped when
- * it speaks, closes or sits past `idleMs` (under the members' own keep-alive timeout, so a reused
- * one is rarely stale).
+ * it speaks, closes or sits past `idleMs` (under the members' own keep-alive timeout, Node's 5 s,
+ * so a reused one is rarely stale), found by a periodic sweep rather than a timer armed per
+ * answer.
  */
 export class MemberSockets {
   readonly #idle = new Map<string, MemberConn[]>();
@@ -81,7 +82,7 @@ export class MemberSockets {
 
   constructor(
     readonly maxFree = 256,
-    readonly idleMs = 4_000,
+    readonly idleMs = 3_000,
   ) {}
 
   /** An idle connection to `member`, or a new one (connecting: its owner hears `onConnect`). */
@@ -90,7 +91,7 @@ export class MemberSockets {
     const conn = this.#idle.get(key)?.pop();
     if (conn) {
       this.#free--;
-      conn.socket.setTimeout(0);
+      conn.idleSince = 0;
       return conn;
     }
     return this.open(member);
@@ -106,7 +107,7 @@ export class MemberSockets {
     conn.owner = undefined;
     if (this.#free >= this.maxFree || conn.socket.destroyed) return void conn.socket.destroy();
     conn.reused = true;
-    conn.socket.setTimeout(this.idleMs);
+    conn.idleSince = Date.now();
     let list = this.#idle.get(conn.key);
     if (!list) {
       list = [];
@@ -119,6 +120,12 @@ export class MemberSockets {
   /** Idle connections in all (tests). */
   get free(): number {
     return this.#free;
+  }
+
+  /** Closes the connections idle past `idleMs` (their close takes them out of the pool). */
+  sweep(now: number): void {
+    for (const list of this.#idle.values())
+      for (const c of list) if (now - c.idleSince >= this.idleMs) c.socket.destroy();
   }
 
   close(): void {

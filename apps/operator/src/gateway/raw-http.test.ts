@@ -314,6 +314,21 @@ describe('gateway: the raw plain-HTTP path', () => {
     expect(accepted).toBe(2);
   });
 
+  it('closes a member connection left idle in the pool past its idle time', async () => {
+    let closed = 0;
+    const m = await handMember('m-idle', (s) => {
+      s.once('close', () => closed++);
+      s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    });
+    const g = await gateway({}, [m]);
+    const c = rawClient(g.port);
+    c.s.write(get('http://example.test/once'));
+    await c.until((t) => t.endsWith('ok'), 'the answer');
+    // Under the members' own keep-alive timeout (Node's 5 s), so the gateway closes it first.
+    await until(() => closed === 1, 'the idle member connection to close');
+    expect(c.s.destroyed).toBe(false);
+  }, 15_000);
+
   it('a member answering garbage is its failure: cooled down, the request goes to another member', async () => {
     const bad = await handMember('m-garbage', (s) => s.write('SSH-2.0-OpenSSH\r\n\r\n'));
     const g = await gateway({ selection: 'round-robin' }, [bad, members[0] as TestMember]);

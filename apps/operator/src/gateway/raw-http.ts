@@ -76,6 +76,7 @@ export class RawHttp {
 
   #sweep(now: number): void {
     for (const c of this.#conns) c.sweep(now);
+    this.pool.sweep(now);
   }
 }
 
@@ -110,6 +111,7 @@ class ClientConn {
   }
 
   sweep(now: number): void {
+    if (this.#exchange) this.#exchange.sweep(now, this.raw.opts.ctx.answerTimeoutMs);
     if (this.#phase !== 'head' || this.#exchange) return;
     const { limits, ctx } = this.raw.opts;
     if (this.#headStart && now - this.#headStart >= limits.headersTimeoutMs) {
@@ -299,6 +301,8 @@ class Exchange implements MemberConnOwner {
   /** The member connection served an answer before (a stale keep-alive one may fail at once). */
   #reused = false;
   #connected = false;
+  /** Since when the member has said nothing while its answer is awaited (0: not waiting). */
+  #since = 0;
   #cut: Cut | undefined;
   #fault: 'member-garbage' | undefined;
   /** The member's response head so far, until it is complete. */
@@ -349,6 +353,7 @@ class Exchange implements MemberConnOwner {
     this.#up = up;
     this.#reused = up.reused;
     this.#connected = false;
+    this.#since = 0;
     this.#cut = undefined;
     this.#fault = undefined;
     this.#resHead = EMPTY;
@@ -374,10 +379,18 @@ class Exchange implements MemberConnOwner {
 
   onConnect(): void {
     this.#connected = true;
-    this.#up?.socket.setTimeout(this.#conn.ctx.answerTimeoutMs);
+    this.#since = Date.now();
+    // The connect timer (a fresh connection's only socket timer) is done; the answer time is swept.
+    if (this.#up?.socket.timeout) this.#up.socket.setTimeout(0);
+  }
+
+  /** The answer timeout, from the sweep: connected, no head yet, nothing from the member for that long. */
+  sweep(now: number, answerTimeoutMs: number): void {
+    if (this.#since && !this.#body && now - this.#since >= answerTimeoutMs) this.onTimeout();
   }
 
   onTimeout(): void {
+    this.#since = 0;
     this.#cut = this.#connected ? 'target-timeout' : 'connect-failed';
     this.#up?.socket.destroy();
   }
@@ -391,6 +404,7 @@ class Exchange implements MemberConnOwner {
       const end = all.indexOf(CRLF2);
       if (end < 0) {
         if (all.length > MAX_RESPONSE_HEAD) return void this.#memberGarbage();
+        this.#since = Date.now(); // the member is saying something: the answer timeout restarts
         // Kept as a copy: the member connection's read buffer is reused by its next read.
         this.#resHead = Buffer.from(all);
         return;
@@ -447,7 +461,7 @@ class Exchange implements MemberConnOwner {
   ): string {
     const { ctx } = this.#conn;
     const member = this.#choice.member.name;
-    this.#up?.socket.setTimeout(0);
+    this.#since = 0;
     if (ctx.banStatuses.has(status)) ctx.outcome(member, `status-${status}`);
     const bodiless = this.#req.method === 'HEAD' || status === 204 || status === 304;
     this.#body = bodiless ? new BodyFraming('none') : new BodyFraming(framing, length);
