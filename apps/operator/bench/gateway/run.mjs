@@ -14,8 +14,9 @@
 // the CPU time of the gateway and Squid processes is read from /proc over their measured rounds,
 // a cost that load does not inflate. Writes bench/gateway-results.md.
 //
-// `node bench/gateway/run.mjs --profile DIR [gateway|raw|textbook]` instead runs only keep-alive
-// GETs through that relay (the gateway by default), started with --cpu-prof, and prints the
+// `node bench/gateway/run.mjs --profile DIR [gateway|raw|textbook] [new]` instead runs only
+// keep-alive GETs (with `new`: a new connection each) through that relay (the gateway by
+// default), started with --cpu-prof, and prints the
 // profile's top frames and where its busy time went by kind (the profile stays in DIR).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,8 @@ const SQUID = process.env.SQUID ?? '/usr/sbin/squid';
 const profileAt = process.argv.indexOf('--profile');
 const profileDir = profileAt > 0 ? resolve(process.argv[profileAt + 1] ?? '') : undefined;
 const profileRoute = profileAt > 0 ? (process.argv[profileAt + 2] ?? 'gateway') : undefined;
+// `--profile DIR relay new`: GETs on a new connection each instead of keep-alive ones.
+const profileKeepAlive = profileAt > 0 ? process.argv[profileAt + 3] !== 'new' : true;
 
 function child(args, execArgv = []) {
   const p = spawn(process.execPath, [...execArgv, join(here, 'servers.mjs'), ...args], {
@@ -315,10 +318,10 @@ async function profile(dir) {
   const members = await child(['members', '1']);
   const args = profileRoute === 'gateway' ? members.ports.join(',') : String(members.ports[0]);
   if (!['gateway', 'raw', 'textbook'].includes(profileRoute))
-    throw new Error(`--profile DIR [gateway|raw|textbook]: no relay named ${profileRoute}`);
+    throw new Error(`--profile DIR [gateway|raw|textbook] [new]: no relay named ${profileRoute}`);
   const gateway = await child([profileRoute, args], ['--cpu-prof', '--cpu-prof-dir', dir]);
   const url = `http://127.0.0.1:${targets.http}/`;
-  for (let r = 0; r < ROUNDS; r++) await latency(gateway.port, url, GETS * 4, true);
+  for (let r = 0; r < ROUNDS; r++) await latency(gateway.port, url, GETS * 4, profileKeepAlive);
   const exited = new Promise((r) => gateway.proc.once('exit', r));
   gateway.proc.kill('SIGTERM');
   await exited;

@@ -18,6 +18,7 @@ import {
 import { isMemberFault } from './outcomes.js';
 import { forwardRequest, memberAgent } from './plain-http.js';
 import { type GatewayLoad, PoolDemand } from './pool-demand.js';
+import { RawHttp, type RawHttpCounters } from './raw-http.js';
 import { type ClientIdentity, clientIdentity } from './session.js';
 import { socksServer } from './socks5.js';
 import { connectTarget, httpTunnelAnswers, openTunnel } from './tunnel.js';
@@ -88,6 +89,13 @@ export interface GatewayOptions
   onRecover?: (member: string) => void;
   /** A request waits for a pool with no Ready member: the pool should wake (see wakeTimeoutMs). */
   onWake?: () => void;
+  /**
+   * Serve well-formed plain-HTTP proxy requests on raw sockets, in front of Node's HTTP parser
+   * (default true): the same routing, attribution, headers and limits at about a third of the
+   * CPU per request. Any other request (CONNECT, HTTP/1.0, Expect, unusual framing, failed auth,
+   * the drain, no eligible member) hands its connection to the `http` path, as with false.
+   */
+  rawHttp?: boolean;
 }
 
 export interface RunningGateway {
@@ -109,6 +117,8 @@ export interface RunningGateway {
   setUsers(users: ProxyUsers | undefined): void;
   /** Open client connections (tunnels and plain-HTTP keep-alive sockets). */
   openConnections(): number;
+  /** Requests the raw plain-HTTP path served and connections it handed on (undefined when it is off). */
+  readonly rawHttp: RawHttpCounters | undefined;
   /** Stops accepting, lets open connections finish for up to `graceMs`, then cuts the rest. */
   close(graceMs?: number): Promise<void>;
 }
@@ -161,12 +171,14 @@ export async function startGateway(opts: GatewayOptions, signal?: AbortSignal): 
     admitClient: clientAdmission(ctx, limits),
   };
   const server = gatewayServer(serving);
+  if (opts.rawHttp ?? true) serving.raw = rawHttpFront(server, serving);
   const socks = opts.socks ? socksListener(serving) : undefined;
   try {
     await listen(server, opts.port ?? 0, host, signal);
     if (socks && opts.socks) await listen(socks, opts.socks.port, opts.socks.host, signal);
   } catch (err) {
     server.close();
+    serving.raw?.close();
     metrics.unregister(stats);
     throw err;
   }
@@ -228,6 +240,8 @@ interface Serving {
   realm: string;
   /** Counts a new client connection against its address's cap; over it, `refuse` runs and it is false. */
   admitClient(s: Socket, refuse: () => void): boolean;
+  /** The raw plain-HTTP path in front of the `http` server, when on. */
+  raw?: RawHttp;
 }
 
 /** Never an open proxy: off loopback the gateway needs users. */
@@ -434,6 +448,44 @@ function connectHandler(serving: Serving) {
   };
 }
 
+/**
+ * How often the raw path looks for heads, idle connections and awaited answers past their
+ * timeouts: often enough that each is cut close to it.
+ */
+function checkEveryMs(limits: Required<GatewayLimits>, answerTimeoutMs: number): number {
+  const shortest = Math.min(limits.headersTimeoutMs, limits.idleTimeoutMs, answerTimeoutMs);
+  return Math.max(50, Math.min(1_000, Math.floor(shortest / 4)));
+}
+
+/**
+ * Puts the raw path in front of the `http` server: an admitted connection is read raw first, and
+ * handed to the server's own connection listener (counted once, as the admission already ran)
+ * when a request needs the `http` path.
+ */
+function rawHttpFront(server: Server, serving: Serving): RawHttp {
+  const [httpConnection, admission] = server.listeners('connection') as ((s: Socket) => void)[];
+  if (!httpConnection || !admission) throw new Error('gateway: the http server has no connection listener');
+  server.removeAllListeners('connection');
+  const raw = new RawHttp({
+    ctx: serving.ctx,
+    limits: serving.limits,
+    demand: serving.demand,
+    handOff: (s) => httpConnection.call(server, s),
+    checkEveryMs: checkEveryMs(serving.limits, serving.ctx.answerTimeoutMs),
+  });
+  server.on('connection', (s: Socket) => {
+    let refused = false;
+    serving.admitClient(s, () => {
+      refused = true;
+    });
+    // A refused connection gets its 429 from the `http` path's listener, as without the raw path.
+    if (!refused) return raw.accept(s);
+    httpConnection.call(server, s);
+    refuseClient(s);
+  });
+  return raw;
+}
+
 /** The HTTP server with the gateway's handlers and limits on it. */
 function gatewayServer(serving: Serving): Server {
   const { limits } = serving;
@@ -454,13 +506,7 @@ function gatewayServer(serving: Serving): Server {
   server.maxConnections = limits.maxConnections;
   server.on('connect', connectHandler(serving));
   server.on('connection', (s: Socket) => {
-    serving.admitClient(s, () => {
-      s.on('error', () => {});
-      s.end(
-        `HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${CLIENT_CAP_TEXT.length}\r\n\r\n${CLIENT_CAP_TEXT}`,
-      );
-      s.destroySoon();
-    });
+    serving.admitClient(s, () => refuseClient(s));
   });
   answerClientErrors(server, serving);
   return server;
@@ -512,7 +558,7 @@ function answerClientErrors(server: Server, { ctx, limits }: Serving): void {
 /** The running gateway's handle: its address, live settings and users, and the drain. */
 function runningGateway(
   server: Server,
-  { ctx, state, agent, demand }: Serving,
+  { ctx, state, agent, demand, raw }: Serving,
   at: {
     host: string;
     port: number;
@@ -552,6 +598,7 @@ function runningGateway(
       state.users = next;
     },
     openConnections: () => sockets.size,
+    rawHttp: raw?.counters,
     close(graceMs = 10_000) {
       closing ??= (async () => {
         state.draining = true;
@@ -561,6 +608,7 @@ function runningGateway(
           new Promise<void>((r) => (at.socks ? at.socks.server.close(() => r()) : r())),
         ]);
         server.closeIdleConnections();
+        raw?.closeIdle();
         const deadline = setTimeout(() => {
           for (const s of sockets) s.destroy();
           server.closeAllConnections();
@@ -569,6 +617,7 @@ function runningGateway(
         while (sockets.size) await new Promise((r) => setTimeout(r, 20));
         clearTimeout(deadline);
         agent.destroy();
+        raw?.close();
         at.metrics.unregister(stats);
         log.info({}, 'gateway: stopped');
       })();
@@ -578,6 +627,15 @@ function runningGateway(
 }
 
 const CLIENT_CAP_TEXT = 'too many connections from this address\n';
+
+/** A client over its address's connection cap: 429, then the socket goes. */
+function refuseClient(s: Socket): void {
+  s.on('error', () => {});
+  s.end(
+    `HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${CLIENT_CAP_TEXT.length}\r\n\r\n${CLIENT_CAP_TEXT}`,
+  );
+  s.destroySoon();
+}
 
 /** The answer to a request the parser refused (Node's codes), and the rejection label. */
 function clientErrorAnswer(
