@@ -5,7 +5,7 @@ export type FramingKind = 'none' | 'length' | 'chunked' | 'close';
 const MAX_CHUNK_LINE = 4096;
 const CHUNK_SIZE = /^[0-9A-Fa-f]{1,15}(?:[ \t]*;[^\r\n]*)?\r\n$/;
 
-/** A body that does not parse as its framing says (a bad chunk-size line). */
+/** A body that does not parse as its framing says (a bad chunk-size line, chunk data of the wrong length). */
 export class FramingError extends Error {
   override name = 'FramingError';
 }
@@ -18,8 +18,10 @@ export class FramingError extends Error {
 export class BodyFraming {
   done: boolean;
   #left: number;
-  #state: 'size' | 'data' | 'trailer' = 'size';
+  #state: 'size' | 'data' | 'crlf' | 'trailer' = 'size';
   #line = '';
+  /** Bytes of the CRLF after a chunk's data seen so far. */
+  #crlf = 0;
 
   constructor(
     readonly kind: FramingKind,
@@ -45,7 +47,19 @@ export class BodyFraming {
         const n = Math.min(this.#left, buf.length - i);
         this.#left -= n;
         i += n;
-        if (this.#left === 0) this.#state = 'size';
+        if (this.#left === 0) {
+          this.#state = 'crlf';
+          this.#crlf = 0;
+        }
+        continue;
+      }
+      if (this.#state === 'crlf') {
+        // Exactly CRLF after a chunk's data: anything else means the sizes and the bytes disagree,
+        // and what follows cannot be framed (it would be forwarded as the next chunk or message).
+        if (buf[i] !== (this.#crlf === 0 ? 13 : 10))
+          throw new FramingError('chunk data not followed by CRLF');
+        i++;
+        if (++this.#crlf === 2) this.#state = 'size';
         continue;
       }
       const nl = buf.indexOf(10, i);
@@ -66,12 +80,11 @@ export class BodyFraming {
       if (line === '\r\n') this.done = true;
       return;
     }
-    // A size line, or the CRLF that ends a chunk's data (counted into the data: size + 2).
     if (!CHUNK_SIZE.test(line)) throw new FramingError(`bad chunk size line ${JSON.stringify(line)}`);
     const size = Number.parseInt(line, 16);
     if (size === 0) this.#state = 'trailer';
     else {
-      this.#left = size + 2;
+      this.#left = size;
       this.#state = 'data';
     }
   }

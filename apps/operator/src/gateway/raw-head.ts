@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import { BodyFraming } from './body-framing.js';
 
 // The strict subset of HTTP/1.1 the raw plain-HTTP path serves itself; a head outside it goes to
@@ -20,6 +21,11 @@ const fieldValue = (line: string, colon: number) => line.slice(colon + 1).replac
 const OWS = /^[\t ]+|[\t ]+$/g;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\x00-\x08\x0a-\x1f\x7f]*)?$/;
 const DIGITS = /^\d{1,15}$/;
+/**
+ * The methods Node's parser knows, but CONNECT (a tunnel): an unknown or lower-case method goes
+ * to the `http` path, which refuses it as Node does, instead of being passed on to the member.
+ */
+const RAW_METHODS: ReadonlySet<string> = new Set(METHODS.filter((m) => m !== 'CONNECT'));
 
 /** A request head the raw path may serve. */
 export interface RawRequest {
@@ -45,7 +51,8 @@ const DROPPED_UP = new Set([
 
 /** Whether the first line, once complete, could start a head the raw path serves. */
 export function servableRequestLine(line: string): boolean {
-  return REQUEST_LINE.test(line) && !line.startsWith('CONNECT ');
+  const m = REQUEST_LINE.exec(line);
+  return m !== null && RAW_METHODS.has(m[1] as string);
 }
 
 /**
@@ -60,7 +67,7 @@ export function parseRawRequest(buf: Buffer, end: number, banHeader: string): Ra
   const first = REQUEST_LINE.exec(lines[0] as string);
   if (!first) return undefined;
   const method = first[1] as string;
-  if (method === 'CONNECT') return undefined;
+  if (!RAW_METHODS.has(method)) return undefined;
   let upHead = `${lines[0]}\r\n`;
   let length: string | undefined;
   let chunked = false;

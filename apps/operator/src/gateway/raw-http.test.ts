@@ -441,6 +441,35 @@ describe('gateway: what the raw path hands to the http path is answered as befor
     expect(r.counters).toEqual({ served: 0, handedOff: 1 });
   });
 
+  it('a lower-case or unknown method (Node refuses it; it is not passed on to a member)', async () => {
+    for (const method of ['get', 'BREW']) {
+      const r = await bothWays(`${method} ${originUrl}/m HTTP/1.1\r\nHost: x\r\n\r\n`, 1);
+      expect(statuses(r.answers.join(''))).toEqual([400]);
+      expect(r.counters).toEqual({ served: 0, handedOff: 1 });
+    }
+  });
+
+  it('a chunked request body that breaks its framing gets 400 and the connection closes, nobody cooled', async () => {
+    const bodies = {
+      'a bad chunk size': 'zz\r\nabc\r\n0\r\n\r\n',
+      'chunk data longer than its size': '3\r\nabcXX\r\n0\r\n\r\n',
+    };
+    for (const [what, body] of Object.entries(bodies)) {
+      for (const rawHttp of [true, false]) {
+        const g = await gateway({ rawHttp });
+        const c = rawClient(g.port);
+        c.s.write(`POST ${originUrl}/c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}`);
+        await c.closed;
+        expect(statuses(c.received()), `${what}, raw path ${rawHttp ? 'on' : 'off'}`).toEqual([400]);
+        expect(c.received()).toMatch(/\r\n\r\nmalformed HTTP request\n$/);
+        expect(g.members.eligible().length).toBe(members.length);
+        if (rawHttp) expect(g.rawHttp).toEqual({ served: 1, handedOff: 0 });
+      }
+      // Nothing of the broken body reached the origin as a request of its own.
+      expect(seen.filter((r) => r.url.endsWith('/c'))).toEqual([]);
+    }
+  });
+
   it('an obs-folded header', async () => {
     const r = await bothWays(`GET ${originUrl}/f HTTP/1.1\r\nHost: x\r\nX-Long: a\r\n b\r\n\r\n`, 1);
     expect(r.counters).toEqual({ served: 0, handedOff: 1 });

@@ -196,8 +196,12 @@ class ClientConn {
       n = framing.take(this.#buf, 0);
     } catch (err) {
       if (!(err instanceof FramingError)) throw err;
-      // A request body that breaks its own chunking: the connection cannot be read on.
-      this.socket.destroy();
+      // A request body that breaks its own chunking: the client's fault, answered 400 as the
+      // `http` path answers it (when no answer has started), and the connection cannot be read on.
+      this.#phase = 'gone';
+      this.#buf = EMPTY;
+      if (this.#exchange) this.#exchange.badRequestBody();
+      else this.socket.destroy();
       return undefined;
     }
     const out = n === this.#buf.length ? this.#buf : this.#buf.subarray(0, n);
@@ -566,6 +570,21 @@ class Exchange implements MemberConnOwner {
     if (!up) return;
     drop(up);
     this.#conn.ctx.outcome(this.#choice.member.name, 'client-abort');
+  }
+
+  /**
+   * The client's request body broke its framing: nobody's failure but the client's. The member
+   * request is dropped unblamed; the client gets 400 unless an answer already started.
+   */
+  badRequestBody(): void {
+    if (this.#over) return;
+    drop(this.#end());
+    const { ctx } = this.#conn;
+    ctx.stats.reject('bad-request');
+    const client = this.#conn.socket;
+    if (this.#body) return void client.destroy();
+    client.end(plainAnswer('400 Bad Request', 'malformed HTTP request\n', true), 'latin1');
+    client.destroySoon();
   }
 
   /** A response that is not HTTP/1.x: the member's failure, counted when its socket has closed. */
