@@ -12,7 +12,7 @@ const PORT_MAX = 65535;
 /**
  * User-data that turns the image's stock Squid into the Proxy: it listens on the Proxy's port
  * and serves only the given subnet. Everything Squid does not need is off (no cache, no DNS
- * lookups of clients), and shutdown is quick so the restart below does not wait 30 s.
+ * lookups of clients), and shutdown is quick so a restart does not wait 30 s.
  */
 export function squidCloudInit(o: SquidCloudInitOptions): string {
   if (!Number.isInteger(o.port) || o.port < 1 || o.port > PORT_MAX) {
@@ -47,7 +47,10 @@ export function squidCloudInit(o: SquidCloudInitOptions): string {
     '    content: |',
     ...squidConf.map((l) => `      ${l}`),
     'runcmd:',
-    '  - [systemctl, restart, squid]',
+    // Restarted only when it is not serving the Proxy's port yet: a Squid that started after
+    // write_files already runs this config, and restarting it would close the port for a while
+    // after the Proxy was probed Ready (seconds on a slow emulated guest).
+    `  - [sh, -c, "ss -Hltn 'sport = :${o.port}' | grep -q . || systemctl restart squid"]`,
     '',
   ].join('\n');
 }
