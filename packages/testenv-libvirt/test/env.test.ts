@@ -169,7 +169,9 @@ describe('startLibvirtTestEnv', () => {
       await off.stop();
     }
     expect(await portOpen(off.port)).toBe(false);
-  });
+    // Its steps have bounds of their own (ssh 20 s, the forward 15 s, virsh 30 s): under load their
+    // sum passes vitest's 30 s default while each step still works.
+  }, 90_000);
 
   it('an sshd with AllowTcpForwarding no also refuses streamlocal', async () => {
     const off = await env.startSshd({ allowTcpForwarding: false });
@@ -184,7 +186,9 @@ describe('startLibvirtTestEnv', () => {
       await fwd.close();
       await off.stop();
     }
-  });
+    // The forward (15 s) and virsh (30 s) have bounds of their own; in one CI run under load the
+    // two together passed vitest's 30 s default.
+  }, 90_000);
 
   it('dropConnections ends established sessions but keeps the listener', async () => {
     const local = join(env.baseDir, 'fwd-drop.sock');
