@@ -3,6 +3,7 @@
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  gatewayStarter,
   getVia,
   startEchoTarget,
   startMember,
@@ -18,7 +19,6 @@ import {
   type RunningGateway,
   startGateway,
 } from './gateway-server.js';
-import type { GatewayMember } from './member-table.js';
 import { type GatewaySpec, specSettings } from './spec-settings.js';
 
 let members: TestMember[] = [];
@@ -39,15 +39,7 @@ afterEach(async () => {
   for (const s of servers.splice(0)) s.close();
 });
 
-async function gateway(
-  opts: Partial<Parameters<typeof startGateway>[0]> = {},
-  list: GatewayMember[] = members,
-) {
-  const g = await startGateway({ pool: 'test', cooldownMs: 60 * 60_000, ...opts });
-  g.members.setMembers(list);
-  gateways.push(g);
-  return g;
-}
+const gateway = gatewayStarter(() => members, gateways);
 
 /** A TCP server on loopback running `onSocket` for each connection (a misbehaving member or origin). */
 async function tcpServer(

@@ -5,7 +5,13 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo, connect, createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMember, startTcpEcho, type TestMember, tunnelVia } from '../../test/support/through-gateway.js';
+import {
+  gatewayStarter,
+  startMember,
+  startTcpEcho,
+  type TestMember,
+  tunnelVia,
+} from '../../test/support/through-gateway.js';
 import { ProxyUsers } from './basic-auth.js';
 import { MEMBER_HEADER, type RunningGateway, startGateway } from './gateway-server.js';
 import type { GatewayMember } from './member-table.js';
@@ -69,15 +75,7 @@ afterEach(async () => {
   }
 });
 
-async function gateway(
-  opts: Partial<Parameters<typeof startGateway>[0]> = {},
-  list: GatewayMember[] = members,
-) {
-  const g = await startGateway({ pool: 'test', cooldownMs: 60 * 60_000, ...opts });
-  g.members.setMembers(list);
-  gateways.push(g);
-  return g;
-}
+const gateway = gatewayStarter(() => members, gateways);
 
 /** A client connection that collects everything it is sent. */
 function rawClient(port: number) {

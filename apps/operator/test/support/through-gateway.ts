@@ -3,6 +3,7 @@
 import { createServer as createHttpServer, request } from 'node:http';
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { Server } from 'proxy-chain';
+import { type RunningGateway, startGateway } from '../../src/gateway/gateway-server.js';
 import type { GatewayMember } from '../../src/gateway/member-table.js';
 
 export interface TestMember extends GatewayMember {
@@ -177,4 +178,20 @@ export function echoes(socket: Socket, text: string): Promise<void> {
     socket.once('close', onClose);
     socket.write(text);
   });
+}
+
+/**
+ * A test file's gateway starter: a gateway over `members()` (or the list given) with an hour's
+ * cooldown, pushed on `started` for the file's afterEach to close.
+ */
+export function gatewayStarter(members: () => GatewayMember[], started: RunningGateway[]) {
+  return async (
+    opts: Partial<Parameters<typeof startGateway>[0]> = {},
+    list: GatewayMember[] = members(),
+  ): Promise<RunningGateway> => {
+    const g = await startGateway({ pool: 'test', cooldownMs: 60 * 60_000, ...opts });
+    g.members.setMembers(list);
+    started.push(g);
+    return g;
+  };
 }
