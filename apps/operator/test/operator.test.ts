@@ -224,7 +224,13 @@ describe('operator against a real API server', () => {
     await waitFor('InstanceGone event', async () =>
       (await listEvents(cp, NS, 'px-gone')).some((e) => e.reason === 'InstanceGone'),
     );
-    const after = await waitPhase('px-gone', 'Ready');
+    // The event is written before the status that forgets the instance, so the phase can still
+    // read Ready from before; one read must show the recreated instance, Ready, with its ID.
+    const after = await waitFor('px-gone Ready again with its instance', async () => {
+      const p = await getProxy(cp, NS, 'px-gone');
+      const recreated = backend.domains().some((d) => d.name === name);
+      return recreated && p?.status?.phase === 'Ready' && p.status.providerID ? p : undefined;
+    });
     expect(after.status?.providerID).toBe(before.status?.providerID);
     expect(backend.domains().filter((d) => d.name === name)).toHaveLength(1);
   });
