@@ -21,4 +21,22 @@ describe('run', () => {
     setTimeout(() => ac.abort(new Error('stop')), 100);
     await expect(pending).rejects.toThrow('stop');
   });
+
+  it('returns once the command exits, though a process it left behind holds the output open', async () => {
+    // The background sleep inherits stdout and stderr; without the grace, 'close' waits for it.
+    const r = await run('sh', ['-c', 'echo before; sleep 30 & echo $!; exit 4']);
+    expect(r.code).toBe(4);
+    const [first, leftPid] = r.stdout.trim().split('\n');
+    expect(first).toBe('before');
+    // Returned while the process holding the pipes still runs (signal 0 only checks it exists).
+    expect(() => process.kill(Number(leftPid), 0)).not.toThrow();
+    process.kill(Number(leftPid), 'SIGKILL');
+  });
+
+  it('a timed-out command whose child holds the pipes returns after the kill', async () => {
+    const r = await run('sh', ['-c', 'sleep 30 & echo $!; sleep 30'], { timeoutMs: 200 });
+    expect(r.signal).toBe('SIGKILL');
+    expect(() => process.kill(Number(r.stdout.trim()), 0)).not.toThrow();
+    process.kill(Number(r.stdout.trim()), 'SIGKILL');
+  });
 });

@@ -15,6 +15,9 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** How long output pipes may stay open once the command has exited. */
+const PIPES_AFTER_EXIT_MS = 2_000;
+
 /** Runs a command to completion and never throws for a non-zero exit (see runChecked). */
 export function run(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
@@ -45,8 +48,21 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
       cleanup();
       reject(new TestEnvError('COMMAND_FAILED', `cannot run ${cmd}: ${e.message}`, { cause: e }));
     });
+    // Once the command has exited, a process it left behind may still hold its output pipes
+    // open (a daemon it started, a helper it forked): 'close' would then wait for that process,
+    // and a killed command's call would never return. Past a short grace the pipes are closed
+    // here, and the call returns with what the command itself wrote.
+    let grace: NodeJS.Timeout | undefined;
+    child.once('exit', () => {
+      grace = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, PIPES_AFTER_EXIT_MS);
+      grace.unref();
+    });
     child.on('close', (code, sig) => {
       cleanup();
+      if (grace) clearTimeout(grace);
       if (opts.signal?.aborted) {
         reject(opts.signal.reason);
         return;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/exec.js';
 import { type LibvirtTestEnv, startLibvirtTestEnv, TestEnvError, type TestPool } from '../src/index.js';
 import { isAlive } from '../src/processes.js';
-import { forwardUnixSocket, runFromTerminal, sshRun, virshAt } from './ssh-cli.js';
+import { forwardUnixSocket, runFromTerminal, sshRun, virshAt, within } from './ssh-cli.js';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -153,42 +153,50 @@ describe('startLibvirtTestEnv', () => {
   });
 
   it('an sshd with streamlocal forwarding disabled refuses the forward', async () => {
-    const off = await env.startSshd({ allowStreamLocalForwarding: false });
-    expect(off.port).not.toBe(env.ssh.port);
-    expect(readFileSync(off.configPath, 'utf8')).toContain('AllowStreamLocalForwarding no');
-    // Login itself still works: only the forward is refused.
-    expect((await sshRun(off)).code).toBe(0);
-    const local = join(env.baseDir, 'fwd-off.sock');
-    const fwd = await forwardUnixSocket(off, local, env.socketPath);
+    const off = await within('start sshd', 25_000, env.startSshd({ allowStreamLocalForwarding: false }));
     try {
-      const r = await virshAt(local, 'hostname');
-      expect(r.code).not.toBe(0);
-      expect(readFileSync(off.logPath, 'utf8')).toContain('refused streamlocal port forward');
+      expect(off.port).not.toBe(env.ssh.port);
+      expect(readFileSync(off.configPath, 'utf8')).toContain('AllowStreamLocalForwarding no');
+      // Login itself still works: only the forward is refused.
+      expect((await within('ssh login', 25_000, sshRun(off))).code).toBe(0);
+      const local = join(env.baseDir, 'fwd-off.sock');
+      const fwd = await within('ssh -L', 20_000, forwardUnixSocket(off, local, env.socketPath));
+      try {
+        const r = await within('virsh through the forward', 35_000, virshAt(local, 'hostname'));
+        expect(r.code).not.toBe(0);
+        expect(readFileSync(off.logPath, 'utf8')).toContain('refused streamlocal port forward');
+      } finally {
+        await within('close the forward', 10_000, fwd.close());
+      }
     } finally {
-      await fwd.close();
-      await off.stop();
+      await within('stop sshd', 15_000, off.stop());
     }
     expect(await portOpen(off.port)).toBe(false);
-    // Its steps have bounds of their own (ssh 20 s, the forward 15 s, virsh 30 s): under load their
-    // sum passes vitest's 30 s default while each step still works.
-  }, 90_000);
+    // Each step has a bound that names it; under load their sum passes vitest's 30 s default
+    // while each step still works.
+  }, 150_000);
 
   it('an sshd with AllowTcpForwarding no also refuses streamlocal', async () => {
-    const off = await env.startSshd({ allowTcpForwarding: false });
+    // Each step has a bound that names it: this test once hung past 90 s in a CI run while it
+    // usually takes under a second, and vitest's timeout alone did not say where.
+    const off = await within('start sshd', 25_000, env.startSshd({ allowTcpForwarding: false }));
     const local = join(env.baseDir, 'fwd-notcp.sock');
-    const fwd = await forwardUnixSocket(off, local, env.socketPath);
     try {
-      expect((await virshAt(local, 'hostname')).code).not.toBe(0);
-      expect(readFileSync(off.logPath, 'utf8')).toContain(
-        `Received request to connect to path ${env.socketPath}, but the request was denied`,
-      );
+      const fwd = await within('ssh -L', 20_000, forwardUnixSocket(off, local, env.socketPath));
+      try {
+        expect((await within('virsh through the forward', 35_000, virshAt(local, 'hostname'))).code).not.toBe(
+          0,
+        );
+        expect(readFileSync(off.logPath, 'utf8')).toContain(
+          `Received request to connect to path ${env.socketPath}, but the request was denied`,
+        );
+      } finally {
+        await within('close the forward', 10_000, fwd.close());
+      }
     } finally {
-      await fwd.close();
-      await off.stop();
+      await within('stop sshd', 15_000, off.stop());
     }
-    // The forward (15 s) and virsh (30 s) have bounds of their own; in one CI run under load the
-    // two together passed vitest's 30 s default.
-  }, 90_000);
+  }, 120_000);
 
   it('dropConnections ends established sessions but keeps the listener', async () => {
     const local = join(env.baseDir, 'fwd-drop.sock');

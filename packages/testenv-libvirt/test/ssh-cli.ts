@@ -83,7 +83,10 @@ export async function forwardUnixSocket(
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
+        // ssh ends on SIGTERM at once; one that does not is killed rather than waited for.
+        const hard = setTimeout(() => child.kill('SIGKILL'), 5_000);
         await exited;
+        clearTimeout(hard);
       }
     },
   };
@@ -128,5 +131,21 @@ export async function runFromTerminal(cmd: string, args: string[]) {
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Waits for one step of a test with a bound of its own, so a step that hangs fails the test
+ * naming that step (vitest's timeout names only the test).
+ */
+export async function within<T>(step: string, ms: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${step}: not done within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
