@@ -1,9 +1,8 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import { parseDuration } from '../api/duration.js';
-import { API_VERSION, GROUP, PROXY, VERSION } from '../api/group.js';
-import type { Condition, ProxyObject } from '../api/proxy.js';
+import { GROUP, PROXY, VERSION } from '../api/group.js';
+import type { ProxyObject } from '../api/proxy.js';
 import {
-  POOL_LABEL,
   PROXY_POOL,
   type ProxyPoolObject,
   type ProxyPoolStatus,
@@ -22,7 +21,6 @@ import {
   planAutoscale,
 } from '../pool/autoscale-plan.js';
 import { COOLED_DOWN_ANNOTATION, parseCooldownMark } from '../pool/cooldown-mark.js';
-import { distinctEgressCondition } from '../pool/distinct-egress.js';
 import { DRAINING_ANNOTATION, formatDrainMark, parseDrainMark } from '../pool/drain-mark.js';
 import {
   DEFAULT_DRAIN_TIMEOUT_MS,
@@ -32,7 +30,6 @@ import {
   reinstated,
   splitDeletions,
 } from '../pool/member-drain.js';
-import { memberName } from '../pool/member-name.js';
 import { planInputFor } from '../pool/plan-input.js';
 import { type PlanMember, planPool } from '../pool/plan-pool.js';
 import { memberReady, poolMemberStatus } from '../pool/pool-member.js';
@@ -40,6 +37,13 @@ import { templateHash } from '../pool/template-hash.js';
 import { observeGateway } from './gateway-service.js';
 import { kubeCall } from './kube-call-options.js';
 import { isKubeNotFound } from './kube-errors.js';
+import {
+  autoscaleStatus,
+  condition,
+  distinctEgress,
+  drainingMessage,
+  memberProxy,
+} from './kube-pool-objects.js';
 import { LOAD_STALE_MS, readLoadReports } from './pool-load-lease.js';
 
 export interface KubePoolControllerOptions {
@@ -51,41 +55,6 @@ export interface KubePoolControllerOptions {
   now?: () => number;
   /** Passes run only while this says so (the operator's leader election); always when absent. */
   isLeader?: () => boolean;
-}
-
-const condition = (
-  type: string,
-  ok: boolean,
-  reason: string,
-  message: string,
-  old?: Condition[],
-): Condition => {
-  const status = ok ? 'True' : 'False';
-  const prev = old?.find((c) => c.type === type);
-  return {
-    type,
-    status,
-    reason,
-    message,
-    lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : new Date().toISOString(),
-  };
-};
-
-/** DistinctEgress over the members as observed this pass (before this pass's deletions). */
-function distinctEgress(
-  members: readonly PlanMember[],
-  onDuplicate: 'Keep' | 'Recycle' | undefined,
-  old?: Condition[],
-): Condition {
-  const v = distinctEgressCondition(members, onDuplicate);
-  const prev = old?.find((c) => c.type === 'DistinctEgress');
-  return {
-    type: 'DistinctEgress',
-    status: v.status,
-    reason: v.reason,
-    message: v.message,
-    lastTransitionTime: prev?.status === v.status ? prev.lastTransitionTime : new Date().toISOString(),
-  };
 }
 
 /**
@@ -159,7 +128,7 @@ export class KubePoolController {
   }
 
   async reconcile(pool: ProxyPoolObject, signal: AbortSignal): Promise<void> {
-    const { namespace, name, uid } = pool.metadata;
+    const { namespace, name } = pool.metadata;
     const spec = validateProxyPoolSpec(pool.spec);
     const now = (this.#opts.now ?? Date.now)();
     const all = await this.#list<ProxyObject>(PROXY.plural, signal, poolSelector(name), namespace);
@@ -223,31 +192,7 @@ export class KubePoolController {
       );
     }
     for (const t of plan.create) {
-      const placement = { ...spec.template.placement, ...(t.zone ? { zone: t.zone } : {}) };
-      const body: ProxyObject = {
-        apiVersion: API_VERSION,
-        kind: PROXY.kind,
-        metadata: {
-          name: memberName(name),
-          namespace,
-          labels: { [POOL_LABEL]: name, [TEMPLATE_HASH_LABEL]: hash },
-          ownerReferences: [
-            {
-              apiVersion: API_VERSION,
-              kind: PROXY_POOL.kind,
-              name,
-              uid: uid ?? '',
-              controller: true,
-              blockOwnerDeletion: true,
-            },
-          ],
-        } as ProxyObject['metadata'],
-        spec: {
-          ...spec.template,
-          provider: t.provider,
-          ...(Object.keys(placement).length ? { placement } : {}),
-        },
-      };
+      const body = memberProxy(pool, spec.template, t, hash);
       await this.#api.createNamespacedCustomObject(
         { group: GROUP, version: VERSION, namespace, plural: PROXY.plural, body },
         kubeCall({ signal }),
@@ -454,22 +399,4 @@ export class KubePoolController {
 /** spec.autoscale.drainTimeout, or the default when the pool names none. */
 function drainTimeoutMs(text: string | undefined): number {
   return text === undefined ? DEFAULT_DRAIN_TIMEOUT_MS : parseDuration(text);
-}
-
-/** The Scaling condition's note on the members still draining (none: nothing). */
-function drainingMessage(names: readonly string[]): string {
-  if (!names.length) return '';
-  return `; draining ${names.join(', ')} (no new requests; deleted once the gateways report ${names.length > 1 ? 'them' : 'it'} idle or the drain timeout passes)`;
-}
-
-/** status.autoscale from a decision (requests/s as a decimal string: the CRD has no float type). */
-function autoscaleStatus(d: AutoscaleDecision): NonNullable<ProxyPoolStatus['autoscale']> {
-  return {
-    desired: d.replicas,
-    activeConnections: d.load.activeConnections,
-    requestsPerSecond: (Math.round(d.load.requestsPerSecond * 100) / 100).toString(),
-    waiting: d.load.waiting,
-    lastActiveTime: new Date(d.lastActiveTime).toISOString(),
-    ...(d.lastScaleTime !== undefined ? { lastScaleTime: new Date(d.lastScaleTime).toISOString() } : {}),
-  };
 }
