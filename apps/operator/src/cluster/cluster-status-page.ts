@@ -77,6 +77,7 @@ export function clusterPageData(
             ...(m.cooledDown && until !== undefined && until > now
               ? { cooledDownUntil: new Date(until).toISOString() }
               : {}),
+            ...(m.drainingSince ? { drainingSince: m.drainingSince } : {}),
           };
         }),
       };

@@ -76,7 +76,11 @@ export function poolView({
 }: PoolViewInput): PoolView {
   const members = records.map((m) => {
     const { proxy, cooledDown } = observe(m);
-    return poolMemberStatus(proxy, { cooledDown, createdAt: new Date(m.createdAt).toISOString() });
+    return poolMemberStatus(proxy, {
+      cooledDown,
+      createdAt: new Date(m.createdAt).toISOString(),
+      ...(m.draining ? { drainingSince: m.draining.since } : {}),
+    });
   });
   const hash = templateHash(d.spec.template);
   const draining = records.filter((m) => m.draining).map((m) => m.name);

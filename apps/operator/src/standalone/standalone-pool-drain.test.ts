@@ -80,6 +80,10 @@ describe('StandalonePools: draining a member chosen to go', () => {
       expect([...p.names()].sort()).toEqual([a, b]);
       expect(p.draining()).toEqual([a]);
       expect(p.routed()).toEqual([b]);
+      // The pool's members (what `status` and the status page read) say since when it drains.
+      const listed = p.pools.views()[0]?.members ?? [];
+      expect(listed.find((m) => m.name === a)?.drainingSince).toBe(new Date(p.clock.now).toISOString());
+      expect(listed.find((m) => m.name === b)?.drainingSince).toBeUndefined();
       expect(readPoolState(p.stateDir).members['default/crawl']?.find((m) => m.name === a)?.draining).toEqual(
         {
           since: p.clock.now,

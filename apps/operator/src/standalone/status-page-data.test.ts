@@ -149,6 +149,18 @@ describe('the status page data under up', () => {
     page.close();
   });
 
+  it('shows since when a member drains, and nothing for the others', () => {
+    const f = fleet();
+    const since = '2026-01-01T00:00:05.000Z';
+    const b = f.view.members[1];
+    if (b) b.drainingSince = since;
+    const page = new StandaloneStatusPage(f.pools, f.store, { now: f.now });
+    const [first, second] = page.snapshot().pools[0]?.members ?? [];
+    expect(second?.drainingSince).toBe(since);
+    expect(first && 'drainingSince' in first).toBe(false);
+    page.close();
+  });
+
   it("shows the providers' health without free-form details", () => {
     const f = fleet();
     const page = new StandaloneStatusPage(f.pools, f.store, { now: f.now });

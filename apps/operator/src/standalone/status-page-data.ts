@@ -178,6 +178,7 @@ function pageMember(m: PoolView['members'][number], zone: string | undefined): S
   }
   if (m.egressIP) out.seenEgress = m.egressIP;
   if (m.createdAt) out.createdAt = m.createdAt;
+  if (m.drainingSince) out.drainingSince = m.drainingSince;
   return out;
 }
 

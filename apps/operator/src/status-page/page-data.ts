@@ -37,6 +37,11 @@ export interface StatusPageMember {
   cooledDown: boolean;
   /** When its cooldown ends (ISO time), while cooled down. */
   cooledDownUntil?: string;
+  /**
+   * Since when it drains (ISO time): the pool chose it to go while it still carried connections,
+   * so it takes no new requests and goes once the gateway reports it idle or the drain times out.
+   */
+  drainingSince?: string;
   /** What the pool's gateway counted for it since the gateway started (absent with no gateway). */
   traffic?: StatusPageTraffic;
 }

@@ -28,7 +28,7 @@ export const STATUS_PAGE_HTML = `<!doctype html>
   tbody th, td.nowrap { white-space: nowrap; }
   thead th { background: #f3f3f3; }
   td.num { text-align: right; font-variant-numeric: tabular-nums; }
-  .yes { color: #075e00; } .no, .Warning { color: #a00; }
+  .yes { color: #075e00; } .no, .Warning { color: #a00; } .draining { color: #7a4d00; }
   #live { color: #555; }
   /*
    * A members table is laid out from its column widths, not its cells: with automatic layout a
@@ -115,7 +115,8 @@ function bytes(n) {
 function cell(m, key) {
   const t = m.traffic;
   switch (key) {
-    case 'ready': return [m.ready ? 'yes' : 'no'];
+    // A draining member takes no new requests, Ready or not: that is what the column says then.
+    case 'ready': return [m.drainingSince ? 'draining since ' + time(m.drainingSince) : m.ready ? 'yes' : 'no'];
     case 'cooldown': return [m.cooledDown ? (m.cooledDownUntil ? time(m.cooledDownUntil) : 'yes') : '-'];
     case 'age': return [age(m.createdAt)];
     // The rate beside the count, while there is one.
@@ -168,7 +169,7 @@ function memberRow(name) {
 }
 function drawRow(r, m) {
   for (const [key] of MEMBER_COLUMNS) setCell(r.cells[key], cell(m, key));
-  r.cells.ready.className = m.ready ? 'yes' : 'no';
+  r.cells.ready.className = m.drainingSince ? 'draining' : m.ready ? 'yes' : 'no';
 }
 function updatePool(v, p) {
   const summary = p.ready + ' of ' + p.desired + ' Ready; gateway ' + (p.gateway || 'not running');
