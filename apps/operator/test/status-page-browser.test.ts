@@ -303,7 +303,8 @@ spec:
         {
           pool: 'default/shrinking',
           desired: 1,
-          ready: 2,
+          // As the pool counts it: a draining member is not one of the Ready members it serves with.
+          ready: 1,
           gateway: 'http://127.0.0.1:8080',
           members: [{ ...member('shrinking-a', 1), drainingSince: since }, member('shrinking-b', 2)],
         },

@@ -83,10 +83,11 @@ export const STATUS_PAGE_HTML = `<!doctype html>
 <script>
 // Each column: its key, its header and its share of a wide screen's width (percent).
 const MEMBER_COLUMNS = [
-  ['name', 'Member', 12], ['provider', 'Provider', 7], ['zone', 'Zone', 8], ['address', 'Address', 13.5],
-  ['assignedEgress', 'Assigned egress', 10], ['seenEgress', 'Seen egress', 9], ['age', 'Age', 5.5],
-  ['ready', 'Ready', 5], ['cooldown', 'Cooled down until', 8.5], ['requests', 'Requests', 8],
-  ['bytes', 'Bytes', 7], ['errors', 'Errors', 6.5],
+  ['name', 'Member', 11.5], ['provider', 'Provider', 7], ['zone', 'Zone', 8], ['address', 'Address', 12.5],
+  ['assignedEgress', 'Assigned egress', 9.5], ['seenEgress', 'Seen egress', 9], ['age', 'Age', 5.5],
+  // Wide enough for "draining since" and a time on two lines.
+  ['ready', 'Ready', 7.5], ['cooldown', 'Cooled down until', 8.5], ['requests', 'Requests', 8],
+  ['bytes', 'Bytes', 7], ['errors', 'Errors', 6],
 ];
 const NUMERIC = new Set(['requests', 'bytes', 'errors']);
 const NOWRAP = new Set(['address', 'age', 'cooldown', 'requests', 'bytes']);
