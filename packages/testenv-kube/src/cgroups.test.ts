@@ -58,6 +58,15 @@ describe('cgroup roots of a test node', () => {
     expect(cgroupPids('absent', root)).toEqual([]);
   });
 
+  it('skips a cgroup that goes while it walks (the kubelet removing a pod during teardown)', () => {
+    const pods = join(root, 'memory', 'ep-1-kube0', 'kubepods');
+    mkdirSync(join(pods, 'gone'), { recursive: true });
+    writeFileSync(join(root, 'memory', 'ep-1-kube0', 'cgroup.procs'), '');
+    writeFileSync(join(pods, 'cgroup.procs'), '12\n');
+    // Listed by its parent, but its cgroup.procs no longer opens: ENOENT, as for a removed cgroup.
+    expect(cgroupPids('ep-1-kube0', root)).toEqual([12]);
+  });
+
   it('removes empty cgroups deepest first and reports what would not go', () => {
     mkdirSync(join(root, 'memory', 'ep-1-kube0', 'kubepods', 'pod1'), { recursive: true });
     mkdirSync(join(root, 'cpuset', 'ep-1-kube0', 'busy'), { recursive: true });

@@ -1,4 +1,5 @@
 import {
+  type Dirent,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -41,10 +42,19 @@ export function createCgroupRoot(name: string, root = CGROUP_FS): void {
 export function cgroupPids(name: string, root = CGROUP_FS): number[] {
   const pids = new Set<number>();
   const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const p of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n'))
-      if (/^\d+$/.test(p)) pids.add(Number(p));
-    for (const d of readdirSync(dir, { withFileTypes: true })) if (d.isDirectory()) walk(join(dir, d.name));
+    // The kubelet removes a pod's cgroups while this walks (a container ends during teardown):
+    // a cgroup gone between its parent's listing and its own reading has no process to give.
+    let procs: string;
+    let children: Dirent[];
+    try {
+      procs = readFileSync(join(dir, 'cgroup.procs'), 'utf8');
+      children = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const p of procs.split('\n')) if (/^\d+$/.test(p)) pids.add(Number(p));
+    for (const d of children) if (d.isDirectory()) walk(join(dir, d.name));
   };
   for (const h of v1Hierarchies(root)) walk(join(h, name));
   return [...pids];
@@ -54,11 +64,19 @@ export function cgroupPids(name: string, root = CGROUP_FS): number[] {
 export function removeCgroupRoot(name: string, root = CGROUP_FS): string[] {
   const left: string[] = [];
   const remove = (dir: string) => {
-    for (const d of readdirSync(dir, { withFileTypes: true })) if (d.isDirectory()) remove(join(dir, d.name));
+    let children: Dirent[];
+    try {
+      children = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      // Gone meanwhile (removed by the kubelet): nothing left to remove.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const d of children) if (d.isDirectory()) remove(join(dir, d.name));
     try {
       rmdirSync(dir);
-    } catch {
-      left.push(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') left.push(dir);
     }
   };
   for (const h of v1Hierarchies(root)) {

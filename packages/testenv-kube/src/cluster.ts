@@ -260,17 +260,28 @@ async function teardown(s: {
   dir: string;
 }): Promise<void> {
   const problems: string[] = [];
+  // Every step runs whatever the one before did: a step that throws must not leave the control
+  // plane, the network namespace or the directory behind. Its error is reported at the end.
+  const step = async (what: string, run: () => unknown) => {
+    try {
+      await run();
+    } catch (e) {
+      problems.push(`${what}: ${(e as Error).message}`);
+    }
+  };
   // The kubelet first, so nothing restarts what is stopped next; then every container.
-  for (const d of [...s.daemons].reverse()) await d.stop();
-  await killCgroup(s.cgroupRoot);
-  await s.containerd?.stop();
-  await s.cp?.stop();
+  for (const d of [...s.daemons].reverse()) await step('stop a node daemon', () => d.stop());
+  await step('kill the containers', () => killCgroup(s.cgroupRoot));
+  await step('stop containerd', () => s.containerd?.stop());
+  await step('stop the control plane', () => s.cp?.stop());
   // What is left in the namespace (shims, the mount-namespace holder) goes with it.
-  await s.holder?.stop();
-  await s.net.remove().catch((e: Error) => problems.push(e.message));
-  await killCgroup(s.cgroupRoot);
-  const left = removeCgroupRoot(s.cgroupRoot);
-  if (left.length) problems.push(`cgroups left: ${left.join(', ')}`);
+  await step('stop the namespace holder', () => s.holder?.stop());
+  await step('remove the node network', () => s.net.remove());
+  await step('kill what is left in the cgroups', () => killCgroup(s.cgroupRoot));
+  await step('remove the cgroups', () => {
+    const left = removeCgroupRoot(s.cgroupRoot);
+    if (left.length) throw new Error(`left: ${left.join(', ')}`);
+  });
   rmSync(s.dir, { recursive: true, force: true });
   if (problems.length) throw new Error(`test cluster teardown: ${problems.join('; ')}`);
 }
