@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProxyUsers } from '../src/gateway/basic-auth.js';
+import { CHROMIUM, chromiumEnv } from './support/chromium.mjs';
 import { StandalonePoolHarness } from './support/standalone-pool-harness.js';
 
 // The crawler guide's examples (docs/guides/crawlers/), run as a reader runs them against the
@@ -15,7 +16,6 @@ import { StandalonePoolHarness } from './support/standalone-pool-harness.js';
 const root = join(__dirname, '..', '..', '..');
 const examples = join(root, 'docs', 'guides', 'crawlers');
 const PYTHON = '/usr/bin/python3';
-const CHROMIUM = '/usr/bin/chromium';
 const h = new StandalonePoolHarness('ep-crawlers-', { min: 24370, max: 24399 });
 // The users dir `up --gateway-users` reads: a file per user holding its password, the one the
 // examples give with their session usernames (`crawler-session-<id>`).
@@ -111,13 +111,7 @@ function expectBrowserSessions(seen: BrowserSeen) {
  * XDG folders whatever its profile, so those go in the test's dir, removed at the end (on a new
  * machine the run otherwise leaves ~/.config/chromium behind).
  */
-function browserHome(): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    XDG_CONFIG_HOME: join(h.dir, 'xdg-config'),
-    XDG_CACHE_HOME: join(h.dir, 'xdg-cache'),
-  };
-}
+const browserHome = () => chromiumEnv(h.dir);
 
 /** Debian's chromium, which the browser examples launch, or a failure naming the package. */
 function requireChromium() {

@@ -12,9 +12,13 @@ export const CHROMIUM = '/usr/bin/chromium';
  */
 export async function launchChromium(dir, executablePath = CHROMIUM) {
   const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath,
-    args: ['--no-sandbox'],
-    env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'xdg-config'), XDG_CACHE_HOME: join(dir, 'xdg-cache') },
-  });
+  return chromium.launch({ executablePath, args: ['--no-sandbox'], env: chromiumEnv(dir) });
+}
+
+/**
+ * This process's environment with Chromium's XDG folders in `dir`: for a Chromium started some
+ * other way (the crawler guide's examples launch their own).
+ */
+export function chromiumEnv(dir) {
+  return { ...process.env, XDG_CONFIG_HOME: join(dir, 'xdg-config'), XDG_CACHE_HOME: join(dir, 'xdg-cache') };
 }
