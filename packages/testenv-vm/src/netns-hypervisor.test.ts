@@ -4,7 +4,7 @@ import { isAlive, run, runChecked } from '@egress-proxies/testenv-libvirt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLeases } from './dnsmasq.js';
 import { listNetns, netnsPids } from './netns.js';
-import { type NetnsHypervisor, startNetnsHypervisor } from './netns-hypervisor.js';
+import { BRIDGE_MAC, type NetnsHypervisor, startNetnsHypervisor } from './netns-hypervisor.js';
 
 // Real namespaces, a real dnsmasq and a real private libvirtd; a diskless TCG domain is enough to
 // see where its tap lands.
@@ -32,6 +32,35 @@ describe('startNetnsHypervisor', () => {
     const host = await run('ip', ['-o', 'addr', 'show', 'dev', hv.bridge]);
     expect(host.code).not.toBe(0);
     expect(hv.cidr).toBe('10.213.9.0/24');
+  });
+
+  it('keeps its MAC while ports with lower MACs come and go (what guests know as their gateway)', async () => {
+    const mac = async () =>
+      /link\/ether ([0-9a-f:]+)/.exec(
+        await runChecked('ip', ['-n', hv.netns, 'link', 'show', 'dev', hv.bridge]),
+      )?.[1];
+    expect(await mac()).toBe(BRIDGE_MAC);
+    const ip = (...args: string[]) => runChecked('ip', ['-n', hv.netns, ...args]);
+    // A port whose MAC is below the bridge's (the documentation MAC block, RFC 7042).
+    await ip(
+      'link',
+      'add',
+      'epmac0',
+      'address',
+      '00:00:5e:00:53:01',
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'epmac1',
+    );
+    try {
+      await ip('link', 'set', 'epmac0', 'master', hv.bridge);
+      expect(await mac()).toBe(BRIDGE_MAC);
+    } finally {
+      await ip('link', 'del', 'epmac0');
+    }
+    expect(await mac()).toBe(BRIDGE_MAC);
   });
 
   it('has no route out: only the bridge subnet, no default route', async () => {

@@ -47,6 +47,13 @@ export interface StartNetnsHypervisorOptions {
 }
 
 const BRIDGE = 'epbr0';
+/**
+ * The bridge's own MAC, set when it is made (locally administered). A bridge whose MAC was not
+ * set takes the lowest MAC of its ports, so it changes when the guest whose tap had the lowest
+ * one goes: every other guest's neighbour entry for the gateway then points at a MAC nobody
+ * answers to, and their traffic is dropped until the entry expires (tens of seconds).
+ */
+export const BRIDGE_MAC = '02:65:70:00:00:01';
 const POOL = 'ep-netns';
 
 /**
@@ -100,7 +107,7 @@ export async function startNetnsHypervisor(o: StartNetnsHypervisorOptions = {}):
   try {
     await createNetns(netns, o.signal);
     const ip = (...args: string[]) => runChecked('ip', ['-n', netns, ...args], { signal: o.signal });
-    await ip('link', 'add', 'name', BRIDGE, 'type', 'bridge');
+    await ip('link', 'add', 'name', BRIDGE, 'address', BRIDGE_MAC, 'type', 'bridge');
     await ip('addr', 'add', `${gateway}/24`, 'dev', BRIDGE);
     await ip('link', 'set', BRIDGE, 'up');
     dnsmasq = await startDnsmasq({
