@@ -58,7 +58,7 @@ async function runExample<T = { rotating: string[]; sticky: string[] }>(
     (resolve) => {
       const child = spawn(cmd, [join(examples, file)], {
         cwd: root,
-        env: { ...browserHome(), PROXY: gateway, TARGET: h.echo.url },
+        env: { ...chromiumEnv(h.dir), PROXY: gateway, TARGET: h.echo.url },
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 120_000,
       });
@@ -106,16 +106,9 @@ function expectBrowserSessions(seen: BrowserSeen) {
   ).toBe(2);
 }
 
-/**
- * The environment the examples run with: Chromium keeps its crash reports and caches under the
- * XDG folders whatever its profile, so those go in the test's dir, removed at the end (on a new
- * machine the run otherwise leaves ~/.config/chromium behind).
- */
-const browserHome = () => chromiumEnv(h.dir);
-
 /** Debian's chromium, which the browser examples launch, or a failure naming the package. */
 function requireChromium() {
-  const r = spawnSync(CHROMIUM, ['--version'], { encoding: 'utf8', env: browserHome() });
+  const r = spawnSync(CHROMIUM, ['--version'], { encoding: 'utf8', env: chromiumEnv(h.dir) });
   if (r.error || r.status !== 0)
     throw new Error(
       `${CHROMIUM} does not run: install Debian's chromium (scripts/install-system-deps.sh)\n${r.stderr ?? r.error?.message}`,

@@ -38,6 +38,9 @@ export function createCgroupRoot(name: string, root = CGROUP_FS): void {
   }
 }
 
+/** A cgroup removed meanwhile (by the kubelet, while a teardown walks): nothing of it is left. */
+const gone = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
 /** Every process in `/<name>` and below, in all hierarchies. */
 export function cgroupPids(name: string, root = CGROUP_FS): number[] {
   const pids = new Set<number>();
@@ -50,7 +53,7 @@ export function cgroupPids(name: string, root = CGROUP_FS): number[] {
       procs = readFileSync(join(dir, 'cgroup.procs'), 'utf8');
       children = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if (gone(err)) return;
       throw err;
     }
     for (const p of procs.split('\n')) if (/^\d+$/.test(p)) pids.add(Number(p));
@@ -69,14 +72,14 @@ export function removeCgroupRoot(name: string, root = CGROUP_FS): string[] {
       children = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
       // Gone meanwhile (removed by the kubelet): nothing left to remove.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if (gone(err)) return;
       throw err;
     }
     for (const d of children) if (d.isDirectory()) remove(join(dir, d.name));
     try {
       rmdirSync(dir);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') left.push(dir);
+      if (!gone(err)) left.push(dir);
     }
   };
   for (const h of v1Hierarchies(root)) {

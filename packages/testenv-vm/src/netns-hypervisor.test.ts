@@ -35,12 +35,9 @@ describe('startNetnsHypervisor', () => {
   });
 
   it('keeps its MAC while ports with lower MACs come and go (what guests know as their gateway)', async () => {
-    const mac = async () =>
-      /link\/ether ([0-9a-f:]+)/.exec(
-        await runChecked('ip', ['-n', hv.netns, 'link', 'show', 'dev', hv.bridge]),
-      )?.[1];
-    const before = await mac();
     const ip = (...args: string[]) => runChecked('ip', ['-n', hv.netns, ...args]);
+    const mac = async () => /link\/ether ([0-9a-f:]+)/.exec(await ip('link', 'show', 'dev', hv.bridge))?.[1];
+    const before = await mac();
     // A port whose MAC is below the bridge's (the documentation MAC block, RFC 7042).
     await ip(
       'link',

@@ -85,7 +85,7 @@ export const STATUS_PAGE_HTML = `<!doctype html>
 const MEMBER_COLUMNS = [
   ['name', 'Member', 11.5], ['provider', 'Provider', 7], ['zone', 'Zone', 8], ['address', 'Address', 12.5],
   ['assignedEgress', 'Assigned egress', 9.5], ['seenEgress', 'Seen egress', 9], ['age', 'Age', 5.5],
-  // Wide enough for "draining since" and a time on two lines.
+  // Wider than "yes" needs: "draining since" and a time wrap within it (four lines at 1100 px).
   ['ready', 'Ready', 7.5], ['cooldown', 'Cooled down until', 8.5], ['requests', 'Requests', 8],
   ['bytes', 'Bytes', 7], ['errors', 'Errors', 6],
 ];
